@@ -1,0 +1,88 @@
+// CPU launcher for the two launch shapes every stage uses:
+//   parallel_for(exec, nworld, n, f)                      -> f(world, i)
+//   for_each_world_team(exec, nworld, shmem_bytes, f)     -> f(world, team)
+// On the CPU a team has one member; team-cooperative bodies collapse to serial loops.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "sap/backend/thread_pool.hpp"
+
+namespace sap {
+
+class CpuTeam {
+ public:
+  CpuTeam(char* shmem) : shmem_(shmem) {}
+  int rank() const { return 0; }
+  int size() const { return 1; }
+  void sync() const {}
+  char* shared_mem() const { return shmem_; }
+  template <class S>
+  S reduce_sum(S x) const {
+    return x;
+  }
+  template <class S>
+  S reduce_max(S x) const {
+    return x;
+  }
+
+ private:
+  char* shmem_;
+};
+
+struct CpuExec {
+  ThreadPool* pool = nullptr;
+  // Per-slot scratch standing in for CUDA shared memory; grown outside the step loop by
+  // reserve_shared(), which the solver calls at construction with its largest request.
+  std::vector<std::vector<char>>* scratch = nullptr;
+
+  int chunks(int nworld) const {
+    const int threads = pool ? pool->size() : 1;
+    // A few chunks per thread balances uneven worlds (some converge sooner).
+    const int c = threads * 4;
+    return nworld < c ? nworld : c;
+  }
+};
+
+inline void reserve_shared(CpuExec& exec, std::size_t bytes) {
+  const int slots = exec.pool ? exec.pool->size() : 1;
+  exec.scratch->resize(static_cast<std::size_t>(slots));
+  for (auto& s : *exec.scratch)
+    if (s.size() < bytes) s.assign(bytes, 0);
+}
+
+template <class F>
+void parallel_for(CpuExec& exec, int nworld, int n, const F& f) {
+  if (nworld <= 0 || n <= 0) return;
+  const int nchunk = exec.chunks(nworld);
+  auto body = [&](int c, int /*slot*/) {
+    const int w0 = static_cast<int>(static_cast<long long>(nworld) * c / nchunk);
+    const int w1 = static_cast<int>(static_cast<long long>(nworld) * (c + 1) / nchunk);
+    for (int w = w0; w < w1; ++w)
+      for (int i = 0; i < n; ++i) f(w, i);
+  };
+  if (exec.pool && nchunk > 1)
+    exec.pool->run(nchunk, body);
+  else
+    for (int c = 0; c < nchunk; ++c) body(c, 0);
+}
+
+template <class F>
+void for_each_world_team(CpuExec& exec, int nworld, std::size_t shmem_bytes, const F& f) {
+  if (nworld <= 0) return;
+  const int nchunk = exec.chunks(nworld);
+  if (exec.scratch->empty() || (*exec.scratch)[0].size() < shmem_bytes) reserve_shared(exec, shmem_bytes);
+  auto body = [&](int c, int slot) {
+    CpuTeam team((*exec.scratch)[static_cast<std::size_t>(slot)].data());
+    const int w0 = static_cast<int>(static_cast<long long>(nworld) * c / nchunk);
+    const int w1 = static_cast<int>(static_cast<long long>(nworld) * (c + 1) / nchunk);
+    for (int w = w0; w < w1; ++w) f(w, team);
+  };
+  if (exec.pool && nchunk > 1)
+    exec.pool->run(nchunk, body);
+  else
+    for (int c = 0; c < nchunk; ++c) body(c, 0);
+}
+
+}  // namespace sap

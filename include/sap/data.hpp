@@ -1,0 +1,140 @@
+// Batched per-world arrays, world-major slabs. Kernels never do stride arithmetic: they go
+// through slab accessors (d.qpos(w), d.M(w)), so the layout can change without touching physics.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "sap/backend/buffer.hpp"
+#include "sap/backend/hd.hpp"
+#include "sap/model.hpp"
+
+namespace sap {
+
+// A world-major slab: element block of world w starts at ptr + w * stride.
+template <class T>
+struct Slab {
+  T* ptr = nullptr;
+  long long stride = 0;
+  SAP_HDI T* operator()(int w) const { return ptr + static_cast<long long>(w) * stride; }
+};
+
+template <class T>
+class BatchedArray {
+ public:
+  void allocate(Backend b, int nworld, std::size_t per_world) {
+    per_world_ = per_world;
+    nworld_ = nworld;
+    buf_.allocate(b, per_world * static_cast<std::size_t>(nworld));
+  }
+  Slab<T> slab() { return {buf_.data(), static_cast<long long>(per_world_)}; }
+  Slab<const T> slab() const { return {buf_.data(), static_cast<long long>(per_world_)}; }
+  std::size_t per_world() const { return per_world_; }
+  int nworld() const { return nworld_; }
+  Buffer<T>& buffer() { return buf_; }
+  const Buffer<T>& buffer() const { return buf_; }
+  // Host copy of one world's block.
+  std::vector<T> world_to_host(int w) const {
+    std::vector<T> h(per_world_);
+    buf_.download(h.data(), per_world_, per_world_ * static_cast<std::size_t>(w));
+    return h;
+  }
+  void world_from_host(int w, const T* src) { buf_.upload(src, per_world_, per_world_ * static_cast<std::size_t>(w)); }
+
+ private:
+  Buffer<T> buf_;
+  std::size_t per_world_ = 0;
+  int nworld_ = 0;
+};
+
+// Generalized state of all worlds: qpos (nq) and qvel (nv) per world, in fp64.
+struct StateView {
+  Slab<double> qpos, qvel;
+};
+struct ConstStateView {
+  Slab<const double> qpos, qvel;
+};
+
+class State {
+ public:
+  State() = default;
+  State(const Model& m, int nworld, Backend b);
+  int nworld() const { return nworld_; }
+  Backend backend() const { return backend_; }
+  BatchedArray<double> qpos, qvel;
+  StateView view() { return {qpos.slab(), qvel.slab()}; }
+  ConstStateView view() const { return {qpos.slab(), qvel.slab()}; }
+  // Sets every world to the model's default configuration with zero velocity.
+  void reset(const Model& m);
+  void copy_from(const State& o);
+
+ private:
+  int nworld_ = 0;
+  Backend backend_ = Backend::CPU;
+};
+
+// Inputs of one step: actuator controls (nu), PD velocity targets (nu), applied generalized
+// forces (nv), all per world.
+struct ControlView {
+  Slab<const double> ctrl, ctrl_vel, qfrc_applied;
+};
+
+class Control {
+ public:
+  Control() = default;
+  Control(const Model& m, int nworld, Backend b);
+  BatchedArray<double> ctrl, ctrl_vel, qfrc_applied;
+  ControlView view() const { return {ctrl.slab(), ctrl_vel.slab(), qfrc_applied.slab()}; }
+};
+
+// Per-world workspace of the dynamics stages. X(name, type, per-world count).
+#define SAP_DATA_ARRAYS(X)                                                               \
+  /* kinematics (fp64 storage; fp32 stages store cast64(fl32(x))) */                     \
+  X(xpos, double, nbody * 3)                                                             \
+  X(xquat, double, nbody * 4)                                                            \
+  X(xmat, double, nbody * 9)                                                             \
+  X(xipos, double, nbody * 3)                                                            \
+  X(xanchor, double, njnt * 3)                                                           \
+  X(xaxis, double, njnt * 3)                                                             \
+  X(cdof, double, nv * 6)     /* dof motion subspace, com-based (see spatial.hpp) */     \
+  X(cdof_dot, double, nv * 6) /* time derivative of cdof */                              \
+  X(cinert, double, nbody * 10)                                                          \
+  X(crb, double, nbody * 10) /* composite inertia of the subtree */                     \
+  X(cvel, double, nbody * 6)                                                             \
+  X(cacc, double, nbody * 6)                                                             \
+  X(cfrc, double, nbody * 6)                                                             \
+  /* dynamics */                                                                         \
+  X(M, double, nv_pad * nv_pad) /* mass matrix incl. armature (lower triangle valid) */   \
+  X(qfrc_bias, double, nv)      /* Coriolis, centrifugal, gravity (RNEA, as MuJoCo) */   \
+  X(qfrc_spring, double, nv)    /* -stiffness (q - springref) */                         \
+  X(A, double, nv_pad * nv_pad) /* M + h D, padded with identity */                      \
+  X(v_star, double, nv)                                                                  \
+  X(scratch_nv, double, nv)                                                              \
+  X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */
+
+struct DataSizes {
+  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0;
+  static DataSizes of(const ModelView& m) { return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu}; }
+};
+
+struct DataView {
+#define SAP_X(name, type, count) Slab<type> name;
+  SAP_DATA_ARRAYS(SAP_X)
+#undef SAP_X
+};
+
+class Data {
+ public:
+  Data() = default;
+  Data(const Model& m, int nworld, Backend b);
+  int nworld() const { return nworld_; }
+#define SAP_X(name, type, count) BatchedArray<type> name;
+  SAP_DATA_ARRAYS(SAP_X)
+#undef SAP_X
+  DataView view();
+
+ private:
+  int nworld_ = 0;
+};
+
+}  // namespace sap

@@ -1,0 +1,153 @@
+// The model: everything shared read-only by all worlds. MuJoCo-style flat arrays named
+// <entity>_<property>, bodies ordered parents before children, body 0 is the world.
+//
+// Conventions (see docs/conventions.md):
+// - Quaternions are (w, x, y, z). Body poses: body_pos/body_quat place the body frame in its
+//   parent frame at the joint reference configuration; then the body's joints are applied in
+//   order, each about its anchor jnt_pos along jnt_axis (both in the body frame).
+// - Free joint: qpos = [p_world (3), quat_world (4)], qvel = [v_world of the body origin (3),
+//   angular velocity in the body frame (3)]. Ball joint: qpos = quaternion of the body frame
+//   relative to its rest frame, qvel = angular velocity in the body frame. These are MuJoCo's
+//   conventions, so MJCF models and MuJoCo's M and bias compare directly.
+// - Hinge/slide: qpos is the angle/displacement relative to jnt_qpos0 (MuJoCo's `ref`).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sap/backend/buffer.hpp"
+#include "sap/backend/hd.hpp"
+
+namespace sap {
+
+enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
+enum GeomType : int { kGeomPlane = 0, kGeomSphere = 1, kGeomCapsule = 2, kGeomBox = 3, kGeomCylinder = 4 };
+enum ActuatorType : int {
+  kActMotor = 0,     // generalized force gear * ctrl (clamped to ctrlrange, then forcerange)
+  kActPosition = 1,  // implicit PD: Kp (ctrl - q) - Kd v, effort-limited
+  kActVelocity = 2,  // implicit damper toward ctrl: Kd (ctrl - v), effort-limited
+  kActPD = 3,        // implicit PD with position target ctrl and velocity target ctrl_vel
+};
+
+constexpr int kNumGeomTypes = 5;
+const char* joint_type_name(int t);
+const char* geom_type_name(int t);
+const char* actuator_type_name(int t);
+SAP_HDI int joint_nq(int type) { return type == kJointFree ? 7 : type == kJointBall ? 4 : 1; }
+SAP_HDI int joint_nv(int type) { return type == kJointFree ? 6 : type == kJointBall ? 3 : 1; }
+
+// Padding of dense per-world nv x nv matrices (Cholesky tile).
+constexpr int kMatrixPad = 4;
+inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) / kMatrixPad * kMatrixPad; }
+
+// X(name, type, count-expression): count in elements of the whole array.
+#define SAP_MODEL_ARRAYS(X)                                                     \
+  /* bodies */                                                                  \
+  X(body_parentid, int, nbody)                                                  \
+  X(body_rootid, int, nbody) /* top-level ancestor; defines the kinematic tree */ \
+  X(body_jntadr, int, nbody)                                                    \
+  X(body_jntnum, int, nbody)                                                    \
+  X(body_dofadr, int, nbody)                                                    \
+  X(body_dofnum, int, nbody)                                                    \
+  X(body_pos, double, nbody * 3)                                                \
+  X(body_quat, double, nbody * 4)                                               \
+  X(body_ipos, double, nbody * 3)    /* center of mass in body frame */         \
+  X(body_inertia, double, nbody * 6) /* about the com, body axes: xx yy zz xy xz yz */ \
+  X(body_mass, double, nbody)                                                   \
+  /* joints */                                                                  \
+  X(jnt_type, int, njnt)                                                        \
+  X(jnt_bodyid, int, njnt)                                                      \
+  X(jnt_qposadr, int, njnt)                                                     \
+  X(jnt_dofadr, int, njnt)                                                      \
+  X(jnt_pos, double, njnt * 3)                                                  \
+  X(jnt_axis, double, njnt * 3)                                                 \
+  X(jnt_qpos0, double, njnt)    /* reference angle/offset of hinge/slide */     \
+  X(jnt_limited, int, njnt)                                                     \
+  X(jnt_range, double, njnt * 2)                                                \
+  X(jnt_stiffness, double, njnt) /* spring toward jnt_springref (hinge/slide) */ \
+  X(jnt_springref, double, njnt)                                                \
+  /* dofs */                                                                    \
+  X(dof_bodyid, int, nv)                                                        \
+  X(dof_jntid, int, nv)                                                         \
+  X(dof_parentid, int, nv) /* previous dof on the path to the root, -1 at a root */ \
+  X(dof_armature, double, nv)                                                   \
+  X(dof_damping, double, nv)                                                    \
+  /* default configuration */                                                   \
+  X(qpos0, double, nq)                                                          \
+  /* geoms */                                                                   \
+  X(geom_type, int, ngeom)                                                      \
+  X(geom_bodyid, int, ngeom)                                                    \
+  X(geom_contype, int, ngeom)                                                   \
+  X(geom_conaffinity, int, ngeom)                                               \
+  X(geom_pos, double, ngeom * 3)                                                \
+  X(geom_quat, double, ngeom * 4)                                               \
+  X(geom_size, double, ngeom * 3) /* sphere r; capsule/cylinder r, half-length; box half-extents */ \
+  X(geom_rbound, double, ngeom)   /* bounding-sphere radius about geom_pos; 0 for planes */ \
+  X(geom_margin, double, ngeom)   /* contacts are generated while phi < margin0 + margin1 */ \
+  X(geom_friction, double, ngeom)                                               \
+  X(geom_stiffness, double, ngeom) /* point-contact stiffness k (N/m) */        \
+  X(geom_dissipation, double, ngeom) /* dissipation time scale tau_d (s) */     \
+  /* candidate collision pairs (precomputed at finalize) */                     \
+  X(pair_geom0, int, npair)                                                     \
+  X(pair_geom1, int, npair)                                                     \
+  /* actuators (each acts on one dof) */                                        \
+  X(actuator_type, int, nu)                                                     \
+  X(actuator_dofadr, int, nu)                                                   \
+  X(actuator_gear, double, nu)                                                  \
+  X(actuator_kp, double, nu)                                                    \
+  X(actuator_kd, double, nu)                                                    \
+  X(actuator_ctrllimited, int, nu)                                              \
+  X(actuator_ctrlrange, double, nu * 2)                                         \
+  X(actuator_forcelimited, int, nu)                                             \
+  X(actuator_forcerange, double, nu * 2)
+
+// Non-owning view of the model arrays (host or device pointers), passed by value to kernels.
+struct ModelView {
+  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
+  double gravity[3] = {0, 0, 0};
+#define SAP_X(name, type, count) const type* name = nullptr;
+  SAP_MODEL_ARRAYS(SAP_X)
+#undef SAP_X
+};
+
+// Host-side model. Built by ModelBuilder (scene_json, mjcf, urdf); validated at finalize.
+struct Model {
+  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
+  std::array<double, 3> gravity{0.0, 0.0, -9.81};
+  double timestep = 0.001;  // default step of the source file; the solver takes dt per step
+
+#define SAP_X(name, type, count) std::vector<type> name;
+  SAP_MODEL_ARRAYS(SAP_X)
+#undef SAP_X
+
+  std::vector<std::string> body_names, jnt_names, geom_names, actuator_names;
+
+  int body_id(const std::string& name) const;      // -1 when absent
+  int joint_id(const std::string& name) const;     // -1 when absent
+  int geom_id(const std::string& name) const;      // -1 when absent
+  int actuator_id(const std::string& name) const;  // -1 when absent
+  int ntree() const;                               // number of top-level bodies with dofs
+
+  // Host view of the arrays (pointers into this object).
+  ModelView view() const;
+  // Throws std::runtime_error describing the first inconsistency (array sizes, indices,
+  // ordering, non-positive mass on a moving body, non-unit axes, ...).
+  void validate() const;
+};
+
+// A copy of a Model on one backend, with a view of it.
+class ModelStorage {
+ public:
+  ModelStorage() = default;
+  ModelStorage(const Model& m, Backend b);
+  const ModelView& view() const { return view_; }
+
+ private:
+#define SAP_X(name, type, count) Buffer<type> name##_;
+  SAP_MODEL_ARRAYS(SAP_X)
+#undef SAP_X
+  ModelView view_;
+};
+
+}  // namespace sap

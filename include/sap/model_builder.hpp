@@ -1,0 +1,127 @@
+// Incremental construction of a Model; the single entry point used by every importer
+// (JSON scenes, MJCF, URDF) and by tests. finalize() computes all derived arrays, mass
+// properties from geoms, candidate collision pairs, and validates the result.
+#pragma once
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sap/model.hpp"
+
+namespace sap {
+
+using Vec3d = std::array<double, 3>;
+using Quatd = std::array<double, 4>;  // (w, x, y, z)
+
+struct BodySpec {
+  std::string name;
+  int parent = 0;                  // index of an already added body (0 = world)
+  Vec3d pos{0, 0, 0};              // body frame in the parent frame at the reference configuration
+  Quatd quat{1, 0, 0, 0};
+  // Inertial properties. When inertia_from_geoms is true they are computed at finalize from
+  // the body's geoms (density or explicit geom mass), as MuJoCo's inertiafromgeom does.
+  bool inertia_from_geoms = false;
+  double mass = 0;
+  Vec3d com{0, 0, 0};                    // in the body frame
+  std::array<double, 6> inertia{0, 0, 0, 0, 0, 0};  // about the com, body axes: xx yy zz xy xz yz
+};
+
+struct JointSpec {
+  std::string name;
+  int type = kJointHinge;
+  Vec3d pos{0, 0, 0};   // anchor in the body frame
+  Vec3d axis{0, 0, 1};  // unit axis in the body frame (hinge, slide)
+  double qpos0 = 0;     // reference angle/offset (MuJoCo `ref`), also the default qpos
+  bool limited = false;
+  std::array<double, 2> range{0, 0};
+  double armature = 0, damping = 0, stiffness = 0, springref = 0;
+};
+
+struct GeomSpec {
+  std::string name;
+  int type = kGeomSphere;
+  Vec3d pos{0, 0, 0};  // in the body frame
+  Quatd quat{1, 0, 0, 0};
+  Vec3d size{0, 0, 0};  // sphere r; capsule/cylinder r, half-length; box half-extents
+  int contype = 1, conaffinity = 1;
+  double margin = 0;
+  double friction = 1.0;
+  double stiffness = 1e5;     // N/m
+  double dissipation = 0.01;  // s
+  double density = 1000;      // kg/m^3, used when the body takes inertia from its geoms
+  double mass = -1;           // >= 0 overrides density
+};
+
+struct ActuatorSpec {
+  std::string name;
+  int type = kActMotor;
+  int joint = -1;  // 1-dof joint (hinge/slide) it acts on
+  double gear = 1, kp = 0, kd = 0;
+  bool ctrllimited = false;
+  std::array<double, 2> ctrlrange{0, 0};
+  bool forcelimited = false;
+  std::array<double, 2> forcerange{0, 0};
+};
+
+struct CollisionFilter {
+  bool filter_parent = true;  // no contacts between a body and its parent (unless the parent is world)
+  std::vector<std::pair<int, int>> exclude_body_pairs;
+};
+
+// Mass properties of a solid primitive of uniform density (principal axes = geom axes).
+struct GeomMass {
+  double mass = 0;
+  Vec3d inertia_diag{0, 0, 0};  // about the geom center, geom axes
+};
+GeomMass geom_mass_properties(int type, const Vec3d& size, double density);
+// Bounding-sphere radius of a geom about its center (0 for planes: unbounded).
+double geom_bounding_radius(int type, const Vec3d& size);
+
+class ModelBuilder {
+ public:
+  ModelBuilder();
+
+  int add_body(const BodySpec& b);
+  // Joints of a body are applied in the order they are added.
+  int add_joint(int body, const JointSpec& j);
+  int add_geom(int body, const GeomSpec& g);
+  int add_actuator(const ActuatorSpec& a);
+
+  void set_gravity(const Vec3d& g) { gravity_ = g; }
+  void set_timestep(double dt) { timestep_ = dt; }
+  CollisionFilter& collision_filter() { return filter_; }
+
+  int nbody() const { return static_cast<int>(bodies_.size()); }
+  int njoint() const { return static_cast<int>(joints_.size()); }
+  int ngeom() const { return static_cast<int>(geoms_.size()); }
+  const BodySpec& body(int i) const { return bodies_.at(static_cast<std::size_t>(i)); }
+  BodySpec& body(int i) { return bodies_.at(static_cast<std::size_t>(i)); }
+  const JointSpec& joint(int i) const { return joints_.at(static_cast<std::size_t>(i)).spec; }
+  int joint_body(int i) const { return joints_.at(static_cast<std::size_t>(i)).body; }
+  int find_body(const std::string& name) const;
+  int find_joint(const std::string& name) const;
+
+  // Builds and validates the model; throws std::runtime_error on inconsistent input.
+  Model finalize() const;
+
+ private:
+  struct JointEntry {
+    int body;
+    JointSpec spec;
+  };
+  struct GeomEntry {
+    int body;
+    GeomSpec spec;
+  };
+  std::vector<BodySpec> bodies_;
+  std::vector<JointEntry> joints_;
+  std::vector<GeomEntry> geoms_;
+  std::vector<ActuatorSpec> actuators_;
+  Vec3d gravity_{0, 0, -9.81};
+  double timestep_ = 0.001;
+  CollisionFilter filter_;
+};
+
+}  // namespace sap

@@ -1,0 +1,36 @@
+// Per-world status flags reported by every step. A world whose flags include a failure bit
+// keeps its previous state; the other worlds are unaffected.
+#pragma once
+
+#include <string>
+
+namespace sap {
+
+enum WorldStatusBits : int {
+  kStatusConverged = 1 << 0,           // Newton met its stopping criterion
+  kStatusIterationLimit = 1 << 1,      // max_iterations reached without convergence
+  kStatusLineSearchFailed = 1 << 2,    // no acceptable step along the Newton direction
+  kStatusNonFinite = 1 << 3,           // NaN/Inf in the state, inputs or intermediate data
+  kStatusFactorizationFailed = 1 << 4,  // a dense Cholesky met a non-positive pivot
+  kStatusNotDescent = 1 << 5,          // the Newton direction did not decrease the cost
+};
+
+// Bits after which a world's step is rejected (state_out = state_in for that world).
+constexpr int kStatusFailureMask = kStatusNonFinite | kStatusFactorizationFailed;
+
+inline std::string status_string(int s) {
+  if (s == 0) return "ok";
+  std::string r;
+  auto add = [&](int bit, const char* name) {
+    if (s & bit) r += (r.empty() ? "" : "|") + std::string(name);
+  };
+  add(kStatusConverged, "converged");
+  add(kStatusIterationLimit, "iteration_limit");
+  add(kStatusLineSearchFailed, "line_search_failed");
+  add(kStatusNonFinite, "non_finite");
+  add(kStatusFactorizationFailed, "factorization_failed");
+  add(kStatusNotDescent, "not_descent");
+  return r;
+}
+
+}  // namespace sap

@@ -1,0 +1,29 @@
+// Host-side entry points of the CUDA backend. Defined in cuda/backend_cuda.cu when the build
+// has CUDA, and by src/cuda_stub.cpp otherwise (where every call says CUDA is not compiled in).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace sap {
+class Context;
+class StageClock;
+struct SolverLaunch;
+
+namespace cuda {
+bool compiled();
+int device_count();  // 0 on any error
+std::string device_name();
+void* mem_alloc(std::size_t bytes);
+void mem_free(void* p) noexcept;
+// kind: 0 host->device, 1 device->host, 2 device->device
+void mem_copy(void* dst, const void* src, std::size_t bytes, int kind);
+void mem_zero(void* p, std::size_t bytes);
+void* stream_create();
+void stream_destroy(void* s) noexcept;
+void stream_sync(void* s);
+std::unique_ptr<StageClock> make_clock(void* stream, int npoints);
+std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx);
+}  // namespace cuda
+}  // namespace sap

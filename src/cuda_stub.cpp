@@ -1,0 +1,26 @@
+// CPU-only builds: the CUDA entry points exist and report that CUDA is not compiled in.
+#include <stdexcept>
+
+#include "cuda_api.hpp"
+#include "sap/context.hpp"
+#include "solver_launch.hpp"
+
+namespace sap::cuda {
+namespace {
+[[noreturn]] void unavailable() {
+  throw std::runtime_error("the CUDA backend is not compiled into this build (configure with -DSAP_WITH_CUDA=ON)");
+}
+}  // namespace
+bool compiled() { return false; }
+int device_count() { return 0; }
+std::string device_name() { return ""; }
+void* mem_alloc(std::size_t) { unavailable(); }
+void mem_free(void*) noexcept {}
+void mem_copy(void*, const void*, std::size_t, int) { unavailable(); }
+void mem_zero(void*, std::size_t) { unavailable(); }
+void* stream_create() { unavailable(); }
+void stream_destroy(void*) noexcept {}
+void stream_sync(void*) { unavailable(); }
+std::unique_ptr<StageClock> make_clock(void*, int) { unavailable(); }
+std::unique_ptr<SolverLaunch> make_solver_launch(Context&) { unavailable(); }
+}  // namespace sap::cuda

@@ -1,0 +1,51 @@
+#include "sap/data.hpp"
+
+#include <stdexcept>
+
+namespace sap {
+
+State::State(const Model& m, int nworld, Backend b) : nworld_(nworld), backend_(b) {
+  if (nworld <= 0) throw std::runtime_error("State: nworld must be positive, got " + std::to_string(nworld));
+  qpos.allocate(b, nworld, static_cast<std::size_t>(m.nq));
+  qvel.allocate(b, nworld, static_cast<std::size_t>(m.nv));
+  reset(m);
+}
+
+void State::reset(const Model& m) {
+  std::vector<double> q(static_cast<std::size_t>(m.nq) * static_cast<std::size_t>(nworld_));
+  for (int w = 0; w < nworld_; ++w)
+    for (int i = 0; i < m.nq; ++i)
+      q[static_cast<std::size_t>(w) * static_cast<std::size_t>(m.nq) + static_cast<std::size_t>(i)] = m.qpos0[static_cast<std::size_t>(i)];
+  qpos.buffer().upload(q);
+  qvel.buffer().zero();
+}
+
+void State::copy_from(const State& o) {
+  qpos.buffer().copy_from(o.qpos.buffer());
+  qvel.buffer().copy_from(o.qvel.buffer());
+}
+
+Control::Control(const Model& m, int nworld, Backend b) {
+  ctrl.allocate(b, nworld, static_cast<std::size_t>(m.nu));
+  ctrl_vel.allocate(b, nworld, static_cast<std::size_t>(m.nu));
+  qfrc_applied.allocate(b, nworld, static_cast<std::size_t>(m.nv));
+}
+
+Data::Data(const Model& model, int nworld, Backend b) : nworld_(nworld) {
+  const DataSizes s = DataSizes::of(model.view());
+  const int nbody = s.nbody, njnt = s.njnt, nv = s.nv, nv_pad = s.nv_pad;
+  (void)njnt;
+#define SAP_X(name, type, count) name.allocate(b, nworld, static_cast<std::size_t>(count));
+  SAP_DATA_ARRAYS(SAP_X)
+#undef SAP_X
+}
+
+DataView Data::view() {
+  DataView v;
+#define SAP_X(name, type, count) v.name = name.slab();
+  SAP_DATA_ARRAYS(SAP_X)
+#undef SAP_X
+  return v;
+}
+
+}  // namespace sap

@@ -1,0 +1,135 @@
+// Joint-space dynamics of one world: mass matrix by the composite rigid body algorithm (CRBA)
+// and bias forces by recursive Newton-Euler (RNEA), in the com-based spatial convention.
+#pragma once
+
+#include "sap/data.hpp"
+#include "sap/math/spatial.hpp"
+#include "sap/model.hpp"
+
+namespace sap {
+
+// Composite inertias crb[b] = sum of cinert over the subtree of b (all about the tree's P).
+template <class S>
+SAP_HD void composite_inertias(const ModelView& m, const double* cinert, double* crb_out) {
+  for (int k = 0; k < 10 * m.nbody; ++k) crb_out[k] = cinert[k];
+  for (int b = m.nbody - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    if (p == 0) continue;
+    SpatialInertia<S> c = SpatialInertia<S>::load(crb_out + 10 * p);
+    c += SpatialInertia<S>::load(crb_out + 10 * b);
+    c.store(crb_out + 10 * p);
+  }
+}
+
+// Row i of the mass matrix (entries on the dof's ancestor chain):
+//   M[i][j] = cdof_j . (crb[body(i)] cdof_i)  for j on the path from i to the root,
+// plus armature on the diagonal. M is symmetric; both triangles are written (ld = nv_pad).
+template <class S>
+SAP_HD void mass_matrix_row(const ModelView& m, const double* cdof, const double* crb, int i, double* M) {
+  const int ld = m.nv_pad;
+  for (int j = 0; j < m.nv; ++j) M[i * ld + j] = 0;
+  const Vec6<S> F = SpatialInertia<S>::load(crb + 10 * m.dof_bodyid[i]) * Vec6<S>::load(cdof + 6 * i);
+  for (int j = i; j >= 0; j = m.dof_parentid[j]) {
+    S v = dot(Vec6<S>::load(cdof + 6 * j), F);
+    if (j == i) v += S(m.dof_armature[i]);
+    M[i * ld + j] = double(v);
+  }
+}
+
+// Upper triangle from the lower (row i's ancestor entries are columns j < i), padding rows
+// and columns set to the identity so that padded Cholesky factors stay well defined.
+template <class S>
+SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, double* M) {
+  const int ld = m.nv_pad;
+  if (i < m.nv) {
+    for (int j = i + 1; j < m.nv; ++j) M[i * ld + j] = M[j * ld + i];
+    for (int j = m.nv; j < ld; ++j) M[i * ld + j] = 0;
+  } else {
+    for (int j = 0; j < ld; ++j) M[i * ld + j] = (i == j) ? 1.0 : 0.0;
+  }
+}
+
+// Body velocities and cdof time derivatives (MuJoCo mj_comVel): cvel[b] = cvel[parent] +
+// sum cdof qvel; cdof_dot = cvel x cdof using the velocity before the joint (for free joints
+// the translation part is added first and its own cdof_dot is zero: world axes are fixed).
+template <class S>
+SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double* cdof, double* cvel_out,
+                            double* cdof_dot_out) {
+  Vec6<S>::zero().store(cvel_out);
+  for (int b = 1; b < m.nbody; ++b) {
+    Vec6<S> v = Vec6<S>::load(cvel_out + 6 * m.body_parentid[b]);
+    const int d0 = m.body_dofadr[b];
+    const int nd = m.body_dofnum[b];
+    for (int k = 0; k < nd;) {
+      const int d = d0 + k;
+      const int t = m.jnt_type[m.dof_jntid[d]];
+      if (t == kJointFree || t == kJointBall) {
+        int r = d;  // first rotational dof
+        if (t == kJointFree) {
+          for (int c = 0; c < 3; ++c) {
+            Vec6<S>::zero().store(cdof_dot_out + 6 * (d + c));
+            v += S(qvel[d + c]) * Vec6<S>::load(cdof + 6 * (d + c));
+          }
+          r = d + 3;
+        }
+        for (int c = 0; c < 3; ++c)
+          cross_motion(v, Vec6<S>::load(cdof + 6 * (r + c))).store(cdof_dot_out + 6 * (r + c));
+        for (int c = 0; c < 3; ++c) v += S(qvel[r + c]) * Vec6<S>::load(cdof + 6 * (r + c));
+        k += (t == kJointFree) ? 6 : 3;
+      } else {
+        const Vec6<S> s = Vec6<S>::load(cdof + 6 * d);
+        cross_motion(v, s).store(cdof_dot_out + 6 * d);
+        v += S(qvel[d]) * s;
+        k += 1;
+      }
+    }
+    v.store(cvel_out + 6 * b);
+  }
+}
+
+// Bias forces c(q, v) = C(q, v) v + g(q) by RNEA with zero joint acceleration (MuJoCo's
+// qfrc_bias). Gravity enters as a uniform acceleration [0; -g] of the world.
+template <class S>
+SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cdof, const double* cdof_dot,
+                        const double* cinert, const double* cvel, double* cacc, double* cfrc, double* bias_out) {
+  Vec6<S>{Vec3<S>::zero(), Vec3<S>{{S(-m.gravity[0]), S(-m.gravity[1]), S(-m.gravity[2])}}}.store(cacc);
+  for (int b = 1; b < m.nbody; ++b) {
+    Vec6<S> a = Vec6<S>::load(cacc + 6 * m.body_parentid[b]);
+    const int d0 = m.body_dofadr[b];
+    for (int k = 0; k < m.body_dofnum[b]; ++k) a += S(qvel[d0 + k]) * Vec6<S>::load(cdof_dot + 6 * (d0 + k));
+    a.store(cacc + 6 * b);
+    const SpatialInertia<S> I = SpatialInertia<S>::load(cinert + 10 * b);
+    const Vec6<S> v = Vec6<S>::load(cvel + 6 * b);
+    (I * a + cross_force(v, I * v)).store(cfrc + 6 * b);
+  }
+  for (int b = m.nbody - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    if (p == 0) continue;
+    (Vec6<S>::load(cfrc + 6 * p) + Vec6<S>::load(cfrc + 6 * b)).store(cfrc + 6 * p);
+  }
+  for (int i = 0; i < m.nv; ++i)
+    bias_out[i] = double(dot(Vec6<S>::load(cdof + 6 * i), Vec6<S>::load(cfrc + 6 * m.dof_bodyid[i])));
+}
+
+// Joint springs: -stiffness (q - springref) on hinge and slide joints.
+template <class S>
+SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring_out) {
+  for (int i = 0; i < m.nv; ++i) spring_out[i] = 0;
+  for (int j = 0; j < m.njnt; ++j) {
+    const int t = m.jnt_type[j];
+    if ((t == kJointHinge || t == kJointSlide) && m.jnt_stiffness[j] != 0)
+      spring_out[m.jnt_dofadr[j]] =
+          double(-S(m.jnt_stiffness[j]) * (S(qpos[m.jnt_qposadr[j]]) - S(m.jnt_springref[j])));
+  }
+}
+
+// Feed-forward generalized force of motor actuators: gear * clamp(clamp(ctrl, ctrlrange), forcerange).
+template <class S>
+SAP_HDI S motor_force(const ModelView& m, int u, double ctrl) {
+  S c = S(ctrl);
+  if (m.actuator_ctrllimited[u]) c = clamp_(c, S(m.actuator_ctrlrange[2 * u]), S(m.actuator_ctrlrange[2 * u + 1]));
+  if (m.actuator_forcelimited[u]) c = clamp_(c, S(m.actuator_forcerange[2 * u]), S(m.actuator_forcerange[2 * u + 1]));
+  return S(m.actuator_gear[u]) * c;
+}
+
+}  // namespace sap

@@ -1,0 +1,67 @@
+// Stage 4: position update q_{n+1} = Phi(q_n, v, h) from a velocity v that is either the solved
+// v_{n+1} (sap_euler) or the midpoint (v_n + v_{n+1}) / 2 (midpoint).
+// Hinge/slide: q += h v. Free: p += h v_lin (world); quaternions q <- q * exp(h w / 2) with w in
+// the body frame (right multiplication), renormalised: an exact rotation update that removes
+// the drift Drake's linearised update has (sap_math.md section 6, a deliberate deviation).
+#pragma once
+
+#include "sap/data.hpp"
+#include "sap/math/quat.hpp"
+#include "sap/model.hpp"
+#include "sap/status.hpp"
+
+namespace sap {
+
+enum PositionIntegration : int { kIntegrateMidpoint = 0, kIntegrateSapEuler = 1 };
+
+SAP_HD inline void integrate_positions(const ModelView& m, const double* qpos_in, const double* qvel_in,
+                                       const double* qvel_new, int mode, double h, double* qpos_out) {
+  for (int j = 0; j < m.njnt; ++j) {
+    const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+    const int t = m.jnt_type[j];
+    const int ndof = joint_nv(t);
+    double v[6];
+    for (int k = 0; k < ndof; ++k)
+      v[k] = mode == kIntegrateMidpoint ? 0.5 * (qvel_in[da + k] + qvel_new[da + k]) : qvel_new[da + k];
+    if (t == kJointHinge || t == kJointSlide) {
+      qpos_out[qa] = qpos_in[qa] + h * v[0];
+      continue;
+    }
+    int qq = qa, vw = 0;
+    if (t == kJointFree) {
+      for (int k = 0; k < 3; ++k) qpos_out[qa + k] = qpos_in[qa + k] + h * v[k];
+      qq = qa + 3;
+      vw = 3;
+    }
+    const Quat<double> q = Quat<double>::load(qpos_in + qq);
+    const Vec3<double> w{{v[vw] * h, v[vw + 1] * h, v[vw + 2] * h}};
+    normalized(q * quat_exp(w)).store(qpos_out + qq);
+  }
+}
+
+struct IntegrateKernel {
+  ModelView m;
+  ConstStateView state_in;
+  Slab<const double> qvel_new;
+  StateView state_out;
+  int mode;
+  double h;
+  const int* status;
+
+  SAP_HD void operator()(int w, int) const {
+    double* qo = state_out.qpos(w);
+    double* vo = state_out.qvel(w);
+    const double* qi = state_in.qpos(w);
+    const double* vi = state_in.qvel(w);
+    if (status && (status[w] & kStatusFailureMask)) {  // rejected step: keep the old state
+      for (int i = 0; i < m.nq; ++i) qo[i] = qi[i];
+      for (int i = 0; i < m.nv; ++i) vo[i] = vi[i];
+      return;
+    }
+    const double* vn = qvel_new(w);
+    integrate_positions(m, qi, vi, vn, mode, h, qo);
+    for (int i = 0; i < m.nv; ++i) vo[i] = vn[i];
+  }
+};
+
+}  // namespace sap

@@ -1,0 +1,181 @@
+#include "sap/model.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace sap {
+
+const char* joint_type_name(int t) {
+  switch (t) {
+    case kJointFree: return "free";
+    case kJointBall: return "ball";
+    case kJointSlide: return "slide";
+    case kJointHinge: return "hinge";
+  }
+  return "unknown";
+}
+const char* geom_type_name(int t) {
+  switch (t) {
+    case kGeomPlane: return "plane";
+    case kGeomSphere: return "sphere";
+    case kGeomCapsule: return "capsule";
+    case kGeomBox: return "box";
+    case kGeomCylinder: return "cylinder";
+  }
+  return "unknown";
+}
+const char* actuator_type_name(int t) {
+  switch (t) {
+    case kActMotor: return "motor";
+    case kActPosition: return "position";
+    case kActVelocity: return "velocity";
+    case kActPD: return "pd";
+  }
+  return "unknown";
+}
+
+namespace {
+int find_name(const std::vector<std::string>& names, const std::string& n) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == n) return static_cast<int>(i);
+  return -1;
+}
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("invalid model: " + what); }
+std::string quoted(const std::vector<std::string>& names, int i, const char* kind) {
+  std::ostringstream os;
+  os << kind << " " << i;
+  if (i >= 0 && i < static_cast<int>(names.size()) && !names[static_cast<std::size_t>(i)].empty())
+    os << " '" << names[static_cast<std::size_t>(i)] << "'";
+  return os.str();
+}
+}  // namespace
+
+int Model::body_id(const std::string& n) const { return find_name(body_names, n); }
+int Model::joint_id(const std::string& n) const { return find_name(jnt_names, n); }
+int Model::geom_id(const std::string& n) const { return find_name(geom_names, n); }
+int Model::actuator_id(const std::string& n) const { return find_name(actuator_names, n); }
+
+int Model::ntree() const {
+  int n = 0;
+  for (int b = 1; b < nbody; ++b)
+    if (body_parentid[static_cast<std::size_t>(b)] == 0) {
+      // A top-level body counts as a tree when it or a descendant has a dof.
+      bool moving = false;
+      for (int c = b; c < nbody && !moving; ++c)
+        if (body_rootid[static_cast<std::size_t>(c)] == b && body_dofnum[static_cast<std::size_t>(c)] > 0)
+          moving = true;
+      n += moving;
+    }
+  return n;
+}
+
+ModelView Model::view() const {
+  ModelView v;
+  v.nbody = nbody;
+  v.njnt = njnt;
+  v.nq = nq;
+  v.nv = nv;
+  v.nv_pad = nv_pad;
+  v.ngeom = ngeom;
+  v.npair = npair;
+  v.nu = nu;
+  for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
+#define SAP_X(name, type, count) v.name = name.empty() ? nullptr : name.data();
+  SAP_MODEL_ARRAYS(SAP_X)
+#undef SAP_X
+  return v;
+}
+
+void Model::validate() const {
+#define SAP_X(name, type, count)                                                                    \
+  if (name.size() != static_cast<std::size_t>(count))                                               \
+    fail(std::string("array " #name " has ") + std::to_string(name.size()) + " entries, expected " + \
+         std::to_string(count));
+  SAP_MODEL_ARRAYS(SAP_X)
+#undef SAP_X
+  if (nbody < 1) fail("no world body");
+  if (nv_pad != pad_nv(nv)) fail("nv_pad inconsistent with nv");
+  auto at = [](const std::vector<double>& a, int i) { return a[static_cast<std::size_t>(i)]; };
+  auto ati = [](const std::vector<int>& a, int i) { return a[static_cast<std::size_t>(i)]; };
+  for (int b = 1; b < nbody; ++b) {
+    const int p = ati(body_parentid, b);
+    if (p < 0 || p >= b) fail(quoted(body_names, b, "body") + ": parent must precede the body");
+    const double m = at(body_mass, b);
+    if (!(m >= 0) || !std::isfinite(m))
+      fail(quoted(body_names, b, "body") + ": mass must be non-negative and finite, got " + std::to_string(m));
+    const double* I = &body_inertia[6 * static_cast<std::size_t>(b)];
+    for (int k = 0; k < 6; ++k)
+      if (!std::isfinite(I[k])) fail(quoted(body_names, b, "body") + ": inertia is not finite");
+    // Principal moments of a physical body satisfy the triangle inequality; we check the
+    // diagonal (exact for diagonal tensors) and positive semi-definiteness via the minors.
+    const double d0 = I[0] * I[1] - I[3] * I[3];
+    const double det = I[0] * (I[1] * I[2] - I[5] * I[5]) - I[3] * (I[3] * I[2] - I[5] * I[4]) +
+                       I[4] * (I[3] * I[5] - I[1] * I[4]);
+    const double tol = 1e-12 * (std::fabs(I[0]) + std::fabs(I[1]) + std::fabs(I[2]) + 1e-300);
+    if (I[0] < -tol || I[1] < -tol || I[2] < -tol || d0 < -tol * tol || det < -tol * tol * tol)
+      fail(quoted(body_names, b, "body") + ": inertia tensor is not positive semi-definite");
+  }
+  for (int j = 0; j < njnt; ++j) {
+    const int t = ati(jnt_type, j);
+    if (t < kJointFree || t > kJointHinge) fail(quoted(jnt_names, j, "joint") + ": unknown type");
+    const int b = ati(jnt_bodyid, j);
+    if (b <= 0 || b >= nbody) fail(quoted(jnt_names, j, "joint") + ": body index out of range");
+    if (t == kJointFree) {
+      if (ati(body_parentid, b) != 0)
+        fail(quoted(jnt_names, j, "joint") + ": a free joint must attach a top-level body to the world");
+      if (ati(body_jntnum, b) != 1)
+        fail(quoted(jnt_names, j, "joint") + ": a free joint must be the only joint of its body");
+    }
+    if (t == kJointHinge || t == kJointSlide) {
+      const double* a = &jnt_axis[3 * static_cast<std::size_t>(j)];
+      const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+      if (std::fabs(n - 1) > 1e-6)
+        fail(quoted(jnt_names, j, "joint") + ": axis must be a unit vector, has norm " + std::to_string(n));
+      if (ati(jnt_limited, j) && !(jnt_range[2 * static_cast<std::size_t>(j)] <= jnt_range[2 * static_cast<std::size_t>(j) + 1]))
+        fail(quoted(jnt_names, j, "joint") + ": range lower bound exceeds upper bound");
+    } else if (ati(jnt_limited, j)) {
+      fail(quoted(jnt_names, j, "joint") + ": limits are only supported on hinge and slide joints");
+    }
+  }
+  for (int i = 0; i < nv; ++i) {
+    if (ati(dof_parentid, i) >= i) fail("dof_parentid must point to an earlier dof");
+    if (at(dof_armature, i) < 0 || at(dof_damping, i) < 0)
+      fail("dof " + std::to_string(i) + ": armature and damping must be non-negative");
+  }
+  for (int g = 0; g < ngeom; ++g) {
+    const int t = ati(geom_type, g);
+    if (t < 0 || t >= kNumGeomTypes) fail(quoted(geom_names, g, "geom") + ": unknown type");
+    const double* s = &geom_size[3 * static_cast<std::size_t>(g)];
+    const int needed = t == kGeomPlane ? 0 : t == kGeomSphere ? 1 : t == kGeomBox ? 3 : 2;
+    for (int k = 0; k < needed; ++k)
+      if (!(s[k] > 0)) fail(quoted(geom_names, g, "geom") + ": size entries must be positive");
+    if (!(at(geom_stiffness, g) > 0)) fail(quoted(geom_names, g, "geom") + ": stiffness must be positive");
+    if (at(geom_dissipation, g) < 0) fail(quoted(geom_names, g, "geom") + ": dissipation must be non-negative");
+    if (at(geom_friction, g) < 0) fail(quoted(geom_names, g, "geom") + ": friction must be non-negative");
+    if (at(geom_margin, g) < 0) fail(quoted(geom_names, g, "geom") + ": margin must be non-negative");
+  }
+  for (int u = 0; u < nu; ++u) {
+    const int d = ati(actuator_dofadr, u);
+    if (d < 0 || d >= nv) fail(quoted(actuator_names, u, "actuator") + ": dof out of range");
+    if (at(actuator_kp, u) < 0 || at(actuator_kd, u) < 0)
+      fail(quoted(actuator_names, u, "actuator") + ": gains must be non-negative");
+    if (ati(actuator_forcelimited, u)) {
+      const double lo = actuator_forcerange[2 * static_cast<std::size_t>(u)];
+      const double hi = actuator_forcerange[2 * static_cast<std::size_t>(u) + 1];
+      if (!(lo <= 0 && 0 <= hi)) fail(quoted(actuator_names, u, "actuator") + ": forcerange must contain 0");
+    }
+  }
+}
+
+ModelStorage::ModelStorage(const Model& m, Backend b) {
+  view_ = m.view();
+#define SAP_X(name, type, count)                 \
+  name##_.allocate(b, m.name.size());            \
+  name##_.upload(m.name.data(), m.name.size()); \
+  view_.name = m.name.empty() ? nullptr : name##_.data();
+  SAP_MODEL_ARRAYS(SAP_X)
+#undef SAP_X
+}
+
+}  // namespace sap

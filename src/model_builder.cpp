@@ -1,0 +1,338 @@
+#include "sap/model_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "sap/math/quat.hpp"
+
+namespace sap {
+
+GeomMass geom_mass_properties(int type, const Vec3d& s, double rho) {
+  GeomMass g;
+  const double pi = kPi;
+  switch (type) {
+    case kGeomSphere: {
+      g.mass = rho * 4.0 / 3.0 * pi * s[0] * s[0] * s[0];
+      const double i = 0.4 * g.mass * s[0] * s[0];
+      g.inertia_diag = {i, i, i};
+      break;
+    }
+    case kGeomBox: {
+      g.mass = rho * 8.0 * s[0] * s[1] * s[2];
+      g.inertia_diag = {g.mass / 3.0 * (s[1] * s[1] + s[2] * s[2]), g.mass / 3.0 * (s[0] * s[0] + s[2] * s[2]),
+                        g.mass / 3.0 * (s[0] * s[0] + s[1] * s[1])};
+      break;
+    }
+    case kGeomCylinder: {
+      const double r = s[0], h = s[1];
+      g.mass = rho * pi * r * r * 2.0 * h;
+      const double ixx = g.mass * (3.0 * r * r + 4.0 * h * h) / 12.0;
+      g.inertia_diag = {ixx, ixx, 0.5 * g.mass * r * r};
+      break;
+    }
+    case kGeomCapsule: {
+      // Cylinder of half-length h plus two hemispheres; hemisphere com sits 3r/8 from its face.
+      const double r = s[0], h = s[1];
+      const double mc = rho * pi * r * r * 2.0 * h;
+      const double ms = rho * 4.0 / 3.0 * pi * r * r * r;
+      g.mass = mc + ms;
+      const double izz = 0.5 * mc * r * r + 0.4 * ms * r * r;
+      const double ixx = mc * (r * r / 4.0 + h * h / 3.0) + ms * (0.4 * r * r + h * h + 0.75 * h * r);
+      g.inertia_diag = {ixx, ixx, izz};
+      break;
+    }
+    default:
+      break;  // planes have no mass
+  }
+  return g;
+}
+
+double geom_bounding_radius(int type, const Vec3d& s) {
+  switch (type) {
+    case kGeomSphere: return s[0];
+    case kGeomCapsule: return s[0] + s[1];
+    case kGeomCylinder: return std::sqrt(s[0] * s[0] + s[1] * s[1]);
+    case kGeomBox: return std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    default: return 0.0;
+  }
+}
+
+ModelBuilder::ModelBuilder() {
+  BodySpec world;
+  world.name = "world";
+  world.parent = -1;
+  bodies_.push_back(world);
+}
+
+int ModelBuilder::add_body(const BodySpec& b) {
+  if (b.parent < 0 || b.parent >= nbody())
+    throw std::runtime_error("body '" + b.name + "': parent index " + std::to_string(b.parent) +
+                             " does not name an existing body");
+  bodies_.push_back(b);
+  return nbody() - 1;
+}
+
+int ModelBuilder::add_joint(int body, const JointSpec& j) {
+  if (body <= 0 || body >= nbody())
+    throw std::runtime_error("joint '" + j.name + "': body index " + std::to_string(body) + " is not a movable body");
+  joints_.push_back({body, j});
+  return njoint() - 1;
+}
+
+int ModelBuilder::add_geom(int body, const GeomSpec& g) {
+  if (body < 0 || body >= nbody())
+    throw std::runtime_error("geom '" + g.name + "': body index " + std::to_string(body) + " out of range");
+  geoms_.push_back({body, g});
+  return ngeom() - 1;
+}
+
+int ModelBuilder::add_actuator(const ActuatorSpec& a) {
+  actuators_.push_back(a);
+  return static_cast<int>(actuators_.size()) - 1;
+}
+
+int ModelBuilder::find_body(const std::string& name) const {
+  for (int i = 0; i < nbody(); ++i)
+    if (bodies_[static_cast<std::size_t>(i)].name == name) return i;
+  return -1;
+}
+int ModelBuilder::find_joint(const std::string& name) const {
+  for (int i = 0; i < njoint(); ++i)
+    if (joints_[static_cast<std::size_t>(i)].spec.name == name) return i;
+  return -1;
+}
+
+namespace {
+
+template <class T>
+void append(std::vector<T>& v, std::initializer_list<T> xs) {
+  v.insert(v.end(), xs);
+}
+
+// Sum of the mass properties of a body's geoms, in the body frame.
+void inertia_from_geoms(const std::vector<const GeomSpec*>& geoms, double& mass, Vec3d& com,
+                        std::array<double, 6>& inertia) {
+  struct Part {
+    double m;
+    Vec3<double> p;
+    Mat3<double> I;  // about the part's center, body axes
+  };
+  std::vector<Part> parts;
+  mass = 0;
+  Vec3<double> c = Vec3<double>::zero();
+  for (const GeomSpec* g : geoms) {
+    if (g->type == kGeomPlane) continue;
+    GeomMass gm = geom_mass_properties(g->type, g->size, g->density);
+    if (g->mass >= 0) {  // explicit mass: scale the uniform-density result
+      const double scale = gm.mass > 0 ? g->mass / gm.mass : 0.0;
+      gm.mass = g->mass;
+      for (double& x : gm.inertia_diag) x *= scale;
+    }
+    const Mat3<double> R = to_matrix(normalized(Quat<double>::load(g->quat.data())));
+    const Mat3<double> I = R * Mat3<double>::diagonal(Vec3<double>::load(gm.inertia_diag.data())) * transpose(R);
+    parts.push_back({gm.mass, Vec3<double>::load(g->pos.data()), I});
+    mass += gm.mass;
+    c += gm.mass * Vec3<double>::load(g->pos.data());
+  }
+  if (mass > 0) c *= 1.0 / mass;
+  Mat3<double> Ic = Mat3<double>::zero();
+  for (const Part& p : parts) {
+    const Vec3<double> d = p.p - c;
+    // Parallel axis: I += m (|d|^2 1 - d d^T)
+    Mat3<double> shift = Mat3<double>::zero();
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) shift(r, k) = (r == k ? dot(d, d) : 0.0) - d[r] * d[k];
+    Ic = Ic + p.I + p.m * shift;
+  }
+  com = {c[0], c[1], c[2]};
+  inertia = {Ic(0, 0), Ic(1, 1), Ic(2, 2), Ic(0, 1), Ic(0, 2), Ic(1, 2)};
+}
+
+}  // namespace
+
+Model ModelBuilder::finalize() const {
+  Model m;
+  m.gravity = gravity_;
+  m.timestep = timestep_;
+  m.nbody = nbody();
+
+  // Joints grouped by body in body order (stable: a body's joints keep their order).
+  std::vector<int> jorder(joints_.size());
+  for (std::size_t i = 0; i < jorder.size(); ++i) jorder[i] = static_cast<int>(i);
+  std::stable_sort(jorder.begin(), jorder.end(), [&](int a, int b) {
+    return joints_[static_cast<std::size_t>(a)].body < joints_[static_cast<std::size_t>(b)].body;
+  });
+  std::vector<int> joint_final(joints_.size());
+  for (std::size_t i = 0; i < jorder.size(); ++i) joint_final[static_cast<std::size_t>(jorder[i])] = static_cast<int>(i);
+
+  std::vector<std::vector<const GeomSpec*>> body_geoms(bodies_.size());
+  for (const GeomEntry& g : geoms_) body_geoms[static_cast<std::size_t>(g.body)].push_back(&g.spec);
+
+  // Bodies.
+  std::vector<int> body_static(bodies_.size(), 0);
+  std::size_t jcursor = 0;
+  for (int b = 0; b < m.nbody; ++b) {
+    const BodySpec& bs = bodies_[static_cast<std::size_t>(b)];
+    m.body_names.push_back(bs.name);
+    m.body_parentid.push_back(b == 0 ? 0 : bs.parent);
+    m.body_rootid.push_back(b == 0 ? 0 : (bs.parent == 0 ? b : m.body_rootid[static_cast<std::size_t>(bs.parent)]));
+    m.body_jntadr.push_back(m.njnt);
+    int nj = 0, nd = 0;
+    const int dofadr = m.nv;
+    while (jcursor < jorder.size() && joints_[static_cast<std::size_t>(jorder[jcursor])].body == b) {
+      const JointSpec& js = joints_[static_cast<std::size_t>(jorder[jcursor])].spec;
+      if (js.type < kJointFree || js.type > kJointHinge)
+        throw std::runtime_error("joint '" + js.name + "': unknown joint type " + std::to_string(js.type));
+      m.jnt_names.push_back(js.name);
+      m.jnt_type.push_back(js.type);
+      m.jnt_bodyid.push_back(b);
+      m.jnt_qposadr.push_back(m.nq);
+      m.jnt_dofadr.push_back(m.nv);
+      append(m.jnt_pos, {js.pos[0], js.pos[1], js.pos[2]});
+      append(m.jnt_axis, {js.axis[0], js.axis[1], js.axis[2]});
+      m.jnt_qpos0.push_back(js.qpos0);
+      m.jnt_limited.push_back(js.limited ? 1 : 0);
+      append(m.jnt_range, {js.range[0], js.range[1]});
+      m.jnt_stiffness.push_back(js.stiffness);
+      m.jnt_springref.push_back(js.springref);
+      // Default configuration.
+      if (js.type == kJointFree) {
+        // World pose of the body at the reference configuration of its (world) parent.
+        append(m.qpos0, {bs.pos[0], bs.pos[1], bs.pos[2], bs.quat[0], bs.quat[1], bs.quat[2], bs.quat[3]});
+      } else if (js.type == kJointBall) {
+        append(m.qpos0, {1.0, 0.0, 0.0, 0.0});
+      } else {
+        m.qpos0.push_back(js.qpos0);
+      }
+      for (int k = 0; k < joint_nv(js.type); ++k) {
+        m.dof_bodyid.push_back(b);
+        m.dof_jntid.push_back(m.njnt);
+        m.dof_armature.push_back(js.armature);
+        m.dof_damping.push_back(js.damping);
+      }
+      m.nq += joint_nq(js.type);
+      m.nv += joint_nv(js.type);
+      nd += joint_nv(js.type);
+      ++m.njnt;
+      ++nj;
+      ++jcursor;
+    }
+    m.body_jntnum.push_back(nj);
+    m.body_dofadr.push_back(nd > 0 ? dofadr : -1);
+    m.body_dofnum.push_back(nd);
+    body_static[static_cast<std::size_t>(b)] = b == 0 || (nd == 0 && body_static[static_cast<std::size_t>(bs.parent)]);
+
+    append(m.body_pos, {bs.pos[0], bs.pos[1], bs.pos[2]});
+    const Quat<double> q = normalized(Quat<double>::load(bs.quat.data()));
+    append(m.body_quat, {q.w, q.x, q.y, q.z});
+    double mass = bs.mass;
+    Vec3d com = bs.com;
+    std::array<double, 6> inertia = bs.inertia;
+    if (bs.inertia_from_geoms) inertia_from_geoms(body_geoms[static_cast<std::size_t>(b)], mass, com, inertia);
+    append(m.body_ipos, {com[0], com[1], com[2]});
+    m.body_inertia.insert(m.body_inertia.end(), inertia.begin(), inertia.end());
+    m.body_mass.push_back(b == 0 ? 0.0 : mass);
+  }
+  // dof_parentid: previous dof in the same body, else the last dof of the nearest ancestor with dofs.
+  for (int i = 0; i < m.nv; ++i) {
+    const int b = m.dof_bodyid[static_cast<std::size_t>(i)];
+    if (i > m.body_dofadr[static_cast<std::size_t>(b)]) {
+      m.dof_parentid.push_back(i - 1);
+      continue;
+    }
+    int p = m.body_parentid[static_cast<std::size_t>(b)];
+    while (p > 0 && m.body_dofnum[static_cast<std::size_t>(p)] == 0) p = m.body_parentid[static_cast<std::size_t>(p)];
+    m.dof_parentid.push_back(p > 0 ? m.body_dofadr[static_cast<std::size_t>(p)] + m.body_dofnum[static_cast<std::size_t>(p)] - 1 : -1);
+  }
+  m.nv_pad = pad_nv(m.nv);
+
+  // Moving bodies must carry mass somewhere in their subtree, else M is singular.
+  std::vector<double> subtree_mass(m.body_mass);
+  for (int b = m.nbody - 1; b > 0; --b)
+    subtree_mass[static_cast<std::size_t>(m.body_parentid[static_cast<std::size_t>(b)])] += subtree_mass[static_cast<std::size_t>(b)];
+  for (int b = 1; b < m.nbody; ++b)
+    if (m.body_dofnum[static_cast<std::size_t>(b)] > 0 && !(subtree_mass[static_cast<std::size_t>(b)] > 0))
+      throw std::runtime_error("body '" + m.body_names[static_cast<std::size_t>(b)] +
+                               "': a moving body needs positive mass in its subtree, got " +
+                               std::to_string(subtree_mass[static_cast<std::size_t>(b)]));
+
+  // Geoms.
+  for (const GeomEntry& ge : geoms_) {
+    const GeomSpec& g = ge.spec;
+    m.geom_names.push_back(g.name);
+    m.geom_type.push_back(g.type);
+    m.geom_bodyid.push_back(ge.body);
+    m.geom_contype.push_back(g.contype);
+    m.geom_conaffinity.push_back(g.conaffinity);
+    append(m.geom_pos, {g.pos[0], g.pos[1], g.pos[2]});
+    const Quat<double> q = normalized(Quat<double>::load(g.quat.data()));
+    append(m.geom_quat, {q.w, q.x, q.y, q.z});
+    append(m.geom_size, {g.size[0], g.size[1], g.size[2]});
+    m.geom_rbound.push_back(geom_bounding_radius(g.type, g.size));
+    m.geom_margin.push_back(g.margin);
+    m.geom_friction.push_back(g.friction);
+    m.geom_stiffness.push_back(g.stiffness);
+    m.geom_dissipation.push_back(g.dissipation);
+  }
+  m.ngeom = static_cast<int>(geoms_.size());
+
+  // Candidate collision pairs, ordered so that geom type(g0) <= type(g1).
+  std::set<std::pair<int, int>> excluded;
+  for (auto [a, b] : filter_.exclude_body_pairs) excluded.insert({std::min(a, b), std::max(a, b)});
+  for (int g0 = 0; g0 < m.ngeom; ++g0) {
+    for (int g1 = g0 + 1; g1 < m.ngeom; ++g1) {
+      const int b0 = m.geom_bodyid[static_cast<std::size_t>(g0)], b1 = m.geom_bodyid[static_cast<std::size_t>(g1)];
+      if (b0 == b1) continue;
+      if (body_static[static_cast<std::size_t>(b0)] && body_static[static_cast<std::size_t>(b1)]) continue;
+      const int ct0 = m.geom_contype[static_cast<std::size_t>(g0)], ca0 = m.geom_conaffinity[static_cast<std::size_t>(g0)];
+      const int ct1 = m.geom_contype[static_cast<std::size_t>(g1)], ca1 = m.geom_conaffinity[static_cast<std::size_t>(g1)];
+      if (!(ct0 & ca1) && !(ct1 & ca0)) continue;
+      if (excluded.count({std::min(b0, b1), std::max(b0, b1)})) continue;
+      if (filter_.filter_parent) {
+        const int p0 = m.body_parentid[static_cast<std::size_t>(b0)], p1 = m.body_parentid[static_cast<std::size_t>(b1)];
+        if ((p0 == b1 && b1 != 0) || (p1 == b0 && b0 != 0)) continue;
+      }
+      int a = g0, b = g1;
+      if (m.geom_type[static_cast<std::size_t>(a)] > m.geom_type[static_cast<std::size_t>(b)]) std::swap(a, b);
+      if (m.geom_type[static_cast<std::size_t>(a)] == kGeomPlane && m.geom_type[static_cast<std::size_t>(b)] == kGeomPlane) continue;
+      m.pair_geom0.push_back(a);
+      m.pair_geom1.push_back(b);
+    }
+  }
+  m.npair = static_cast<int>(m.pair_geom0.size());
+
+  // Actuators.
+  for (const ActuatorSpec& a : actuators_) {
+    if (a.joint < 0 || a.joint >= njoint())
+      throw std::runtime_error("actuator '" + a.name + "': joint index " + std::to_string(a.joint) + " out of range");
+    const int j = joint_final[static_cast<std::size_t>(a.joint)];
+    const int jt = m.jnt_type[static_cast<std::size_t>(j)];
+    if (jt != kJointHinge && jt != kJointSlide)
+      throw std::runtime_error("actuator '" + a.name + "': joint '" + m.jnt_names[static_cast<std::size_t>(j)] +
+                               "' must be a hinge or slide joint, it is " + joint_type_name(jt));
+    if (a.type < kActMotor || a.type > kActPD)
+      throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
+    if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
+      throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
+    if (a.type == kActVelocity && !(a.kd > 0))
+      throw std::runtime_error("actuator '" + a.name + "': a velocity actuator needs kd > 0");
+    m.actuator_names.push_back(a.name);
+    m.actuator_type.push_back(a.type);
+    m.actuator_dofadr.push_back(m.jnt_dofadr[static_cast<std::size_t>(j)]);
+    m.actuator_gear.push_back(a.gear);
+    m.actuator_kp.push_back(a.kp);
+    m.actuator_kd.push_back(a.kd);
+    m.actuator_ctrllimited.push_back(a.ctrllimited ? 1 : 0);
+    append(m.actuator_ctrlrange, {a.ctrlrange[0], a.ctrlrange[1]});
+    m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
+    append(m.actuator_forcerange, {a.forcerange[0], a.forcerange[1]});
+  }
+  m.nu = static_cast<int>(actuators_.size());
+
+  m.validate();
+  return m;
+}
+
+}  // namespace sap

@@ -1,0 +1,30 @@
+// The solver's stage launches, one virtual per stage; implemented once as a template on the
+// executor (solver_launch_impl.hpp) and instantiated for the CPU (backend_cpu.cpp) and CUDA
+// (cuda/backend_cuda.cu) backends. Each call is one launch over all worlds.
+#pragma once
+
+#include <memory>
+
+#include "sap/context.hpp"
+#include "sap/data.hpp"
+#include "sap/solver_options.hpp"
+
+namespace sap {
+
+struct SolverLaunch {
+  virtual ~SolverLaunch() = default;
+  // Body poses and com-based quantities at qpos, in precision p.
+  virtual void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos,
+                          const DataView& d) = 0;
+  // A = M + hD and v* (stage 1), in precision p.
+  virtual void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
+                           const DataView& d, double h, int* status) = 0;
+  // q_{n+1} from q_n, v_n and v_{n+1} (stage 4); worlds with failure bits keep their state.
+  virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new,
+                         StateView out, int mode, double h, const int* status) = 0;
+};
+
+std::unique_ptr<SolverLaunch> make_solver_launch_cpu(Context& ctx);
+std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx);
+
+}  // namespace sap
