@@ -1,0 +1,43 @@
+// Collision pipeline: geometry of every world -> batched SAP contacts.
+//   CollisionPipeline::collide(state, contacts)  before  SolverSAP::step(..., contacts, dt)
+#pragma once
+
+#include <memory>
+
+#include "sap/contacts.hpp"
+#include "sap/context.hpp"
+#include "sap/data.hpp"
+#include "sap/model.hpp"
+#include "sap/solver_options.hpp"
+
+namespace sap {
+
+struct CollisionLaunch;
+
+class CollisionPipeline {
+ public:
+  // precision: scalar of the narrow phase (fp64 by default; fp32 for speed).
+  CollisionPipeline(const Model& model, Context& ctx, int nworld, Precision precision = Precision::F64);
+  ~CollisionPipeline();
+  CollisionPipeline(const CollisionPipeline&) = delete;
+  CollisionPipeline& operator=(const CollisionPipeline&) = delete;
+
+  // Fills `contacts` (capacity fixed at its construction) from state.qpos of every world.
+  // Contacts beyond capacity: the deepest are kept, the others counted in contacts.dropped.
+  void collide(const State& state, Contacts& contacts);
+
+  // Total contacts dropped by the last collide() over all worlds (host read).
+  long long last_dropped_total() const { return last_dropped_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  long long last_dropped_ = 0;
+};
+
+// A per-world contact capacity for a model: the sum over candidate pairs of the most
+// contacts each pair type can produce (box-box 8, box-plane 4, capsule pairs 2, ...),
+// optionally capped. Good default for simulation.max_rigid_contact.
+int estimate_contact_capacity(const Model& model, int cap = 1 << 20);
+
+}  // namespace sap

@@ -1,0 +1,41 @@
+// MJCF (MuJoCo XML) and URDF import into a ModelBuilder. Unsupported elements are reported
+// once each with their line number (ImportReport) and either ignored, when they cannot change
+// the dynamics, or rejected with a std::runtime_error "<file>:<line>: <what was expected>".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sap/model.hpp"
+#include "sap/model_builder.hpp"
+
+namespace sap {
+
+struct ImportReport {
+  std::vector<std::string> warnings;  // "<file>:<line>: <element> ignored: <why>"
+  // Keyframes of the file (MJCF <keyframe>): name, qpos (nq of the imported model), ctrl (nu).
+  struct Keyframe {
+    std::string name;
+    std::vector<double> qpos, ctrl;
+  };
+  std::vector<Keyframe> keyframes;
+};
+
+struct ImportOptions {
+  // Contact material when the file gives none (see docs/model-import.md for the solref mapping).
+  double default_stiffness = 0;    // 0: derive from solref/mass as documented
+  double default_dissipation = -1; // < 0: derive from solref
+  std::string name_prefix;         // prepended to every body/joint/geom/actuator name
+};
+
+// Appends the model in `path` to `builder` (top-level bodies attach to the world).
+void add_mjcf(const std::string& path, ModelBuilder& builder, ImportReport* report = nullptr,
+              const ImportOptions& options = {});
+Model load_mjcf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {});
+
+void add_urdf(const std::string& path, ModelBuilder& builder, ImportReport* report = nullptr,
+              const ImportOptions& options = {}, bool floating_base = false);
+Model load_urdf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {},
+                bool floating_base = false);
+
+}  // namespace sap
