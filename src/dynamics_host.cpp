@@ -63,6 +63,16 @@ Eigen::VectorXd DynamicsEvaluator::bias() const {
 Eigen::VectorXd DynamicsEvaluator::spring() const {
   return Eigen::Map<const Eigen::VectorXd>(impl_->data.view().qfrc_spring(0), impl_->m.nv);
 }
+Eigen::VectorXd DynamicsEvaluator::inverse_dynamics(const Eigen::VectorXd& qacc) const {
+  Impl& s = *impl_;
+  DataView d = s.data.view();
+  std::vector<double> cacc(6 * static_cast<std::size_t>(s.m.nbody)), cfrc(6 * static_cast<std::size_t>(s.m.nbody));
+  Eigen::VectorXd tau(s.m.nv);
+  bias_forces<double>(s.m, s.qvel.data(), d.cdof(0), d.cdof_dot(0), d.cinert(0), d.cvel(0), cacc.data(), cfrc.data(),
+                      tau.data(), qacc.data());
+  return tau;
+}
+
 double DynamicsEvaluator::kinetic_energy() const {
   Eigen::MatrixXd M = mass_matrix();
   for (int i = 0; i < impl_->m.nv; ++i) M(i, i) -= impl_->model.dof_armature[static_cast<std::size_t>(i)];

@@ -18,7 +18,7 @@ struct SolverLaunch {
                           const DataView& d) = 0;
   // A = M + hD and v* (stage 1), in precision p.
   virtual void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
-                           const DataView& d, double h, int* status) = 0;
+                           const DataView& d, double h, int coriolis_passes, int* status) = 0;
   // q_{n+1} from q_n, v_n and v_{n+1} (stage 4); worlds with failure bits keep their state.
   virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new,
                          StateView out, int mode, double h, const int* status) = 0;

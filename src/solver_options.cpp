@@ -19,6 +19,7 @@ const char* to_string(ContactPointMode m) {
 const char* to_string(PositionIntegrationMode m) {
   return m == PositionIntegrationMode::Midpoint ? "midpoint" : "sap_euler";
 }
+const char* to_string(CoriolisMode m) { return m == CoriolisMode::Explicit ? "explicit" : "midpoint"; }
 const char* to_string(LineSearchVariant v) {
   switch (v) {
     case LineSearchVariant::MonotoneDecay: return "monotone_decay";
@@ -90,6 +91,7 @@ SolverConfig SolverOptions::resolve() const {
     c.contact_weight_mode = ContactWeightMode::BodyInertia;
     c.contact_point_mode = ContactPointMode::WitnessPoint;
     c.position_integration = PositionIntegrationMode::Midpoint;
+    c.coriolis = CoriolisMode::Midpoint;
   } else {
     c.free_motion_solve_precision = Precision::F64;
     c.contact_solve_precision = Precision::F64;
@@ -100,6 +102,7 @@ SolverConfig SolverOptions::resolve() const {
     c.contact_weight_mode = drake ? ContactWeightMode::DiagDelassus : ContactWeightMode::BodyInertia;
     c.contact_point_mode = drake ? ContactPointMode::ContactMidpoint : ContactPointMode::WitnessPoint;
     c.position_integration = drake ? PositionIntegrationMode::SapEuler : PositionIntegrationMode::Midpoint;
+    c.coriolis = drake ? CoriolisMode::Explicit : CoriolisMode::Midpoint;
   }
   // Overrides after expansion.
   if (free_motion_solve_precision) c.free_motion_solve_precision = *free_motion_solve_precision;
@@ -110,6 +113,8 @@ SolverConfig SolverOptions::resolve() const {
   if (contact_weight_mode) c.contact_weight_mode = *contact_weight_mode;
   if (contact_point_mode) c.contact_point_mode = *contact_point_mode;
   if (position_integration) c.position_integration = *position_integration;
+  if (coriolis) c.coriolis = *coriolis;
+  c.coriolis_iterations = coriolis_iterations.value_or(2);
 
   c.line_search_variant = line_search_variant;
   const bool monotone = line_search_variant == LineSearchVariant::MonotoneDecay;
@@ -148,7 +153,8 @@ const std::vector<std::string>& solver_option_names() {
   static const std::vector<std::string> names = {
       "contact_preset_variant", "free_motion_solve_precision", "contact_solve_precision",
       "contact_linear_solve_precision", "sap_contact_weight_precision", "use_f64_boundary_pose",
-      "contact_weight_mode", "contact_point_mode", "position_integration", "line_search_variant",
+      "contact_weight_mode", "contact_point_mode", "position_integration", "coriolis", "coriolis_iterations",
+      "line_search_variant",
       "max_iterations", "line_search_max_iterations", "rho", "armijo_c", "line_search_relative_slop",
       "cost_abs_tol", "cost_rel_tol", "abs_tol", "rel_tol", "sigma", "near_rigid_threshold"};
   return names;
@@ -184,6 +190,12 @@ void set_solver_option(SolverOptions& o, const std::string& key, const std::stri
     if (v == "midpoint") o.position_integration = PositionIntegrationMode::Midpoint;
     else if (v == "sap_euler") o.position_integration = PositionIntegrationMode::SapEuler;
     else bad_value(key, value, "midpoint or sap_euler");
+  } else if (key == "coriolis") {
+    if (v == "explicit") o.coriolis = CoriolisMode::Explicit;
+    else if (v == "midpoint") o.coriolis = CoriolisMode::Midpoint;
+    else bad_value(key, value, "explicit or midpoint");
+  } else if (key == "coriolis_iterations") {
+    o.coriolis_iterations = parse_int(key, value);
   } else if (key == "line_search_variant") {
     if (v == "monotone_decay") o.line_search_variant = LineSearchVariant::MonotoneDecay;
     else if (v == "armijo_decay") o.line_search_variant = LineSearchVariant::ArmijoDecay;

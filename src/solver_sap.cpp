@@ -48,8 +48,9 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
   clock_->mark(kStart);
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
   launch_->kinematics(pose, nworld_, m, in.qpos.slab(), d);
+  const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
   launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
-                       status_.data());
+                       coriolis_passes, status_.data());
   clock_->mark(kAfterFreeMotion);
   clock_->mark(kAfterSetup);
   // Without constraints the SAP minimiser is v* itself.

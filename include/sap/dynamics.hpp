@@ -26,6 +26,8 @@ class DynamicsEvaluator {
   Eigen::MatrixXd mass_matrix() const;           // nv x nv, armature included
   Eigen::VectorXd bias() const;                  // C(q, v) v + g(q) (MuJoCo qfrc_bias)
   Eigen::VectorXd spring() const;                // -stiffness (q - springref)
+  // RNEA with joint accelerations: M(q) qacc + bias (armature excluded), at the computed state.
+  Eigen::VectorXd inverse_dynamics(const Eigen::VectorXd& qacc) const;
   double kinetic_energy() const;                 // 1/2 v^T (M - armature) v
   double potential_energy() const;               // gravity + springs
   // Total momentum of all bodies: angular about the world origin, then linear (world frame).

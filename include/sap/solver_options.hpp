@@ -15,12 +15,16 @@ enum class ContactWeightMode { BodyInertia, DiagDelassus };
 enum class ContactPointMode { WitnessPoint, ContactMidpoint };
 enum class PositionIntegrationMode { Midpoint, SapEuler };
 enum class LineSearchVariant { MonotoneDecay, ArmijoDecay, ExactRoot };
+// Velocity at which free motion evaluates Coriolis/gyroscopic forces: v_n (Drake) or the
+// midpoint (v_n + v*)/2 by fixed-point passes that reuse the factor of A.
+enum class CoriolisMode { Explicit, Midpoint };
 
 const char* to_string(Precision p);
 const char* to_string(ContactWeightMode m);
 const char* to_string(ContactPointMode m);
 const char* to_string(PositionIntegrationMode m);
 const char* to_string(LineSearchVariant v);
+const char* to_string(CoriolisMode m);
 
 // Fully resolved configuration used by the stages.
 struct SolverConfig {
@@ -33,6 +37,8 @@ struct SolverConfig {
   ContactWeightMode contact_weight_mode = ContactWeightMode::BodyInertia;
   ContactPointMode contact_point_mode = ContactPointMode::WitnessPoint;
   PositionIntegrationMode position_integration = PositionIntegrationMode::Midpoint;
+  CoriolisMode coriolis = CoriolisMode::Midpoint;
+  int coriolis_iterations = 2;  // fixed-point passes of the midpoint mode
 
   LineSearchVariant line_search_variant = LineSearchVariant::MonotoneDecay;
   int max_iterations = 100;
@@ -61,6 +67,8 @@ struct SolverOptions {
   std::optional<ContactWeightMode> contact_weight_mode;
   std::optional<ContactPointMode> contact_point_mode;
   std::optional<PositionIntegrationMode> position_integration;
+  std::optional<CoriolisMode> coriolis;
+  std::optional<int> coriolis_iterations;
 
   LineSearchVariant line_search_variant = LineSearchVariant::MonotoneDecay;
   std::optional<int> max_iterations, line_search_max_iterations;

@@ -87,16 +87,21 @@ SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double
   }
 }
 
-// Bias forces c(q, v) = C(q, v) v + g(q) by RNEA with zero joint acceleration (MuJoCo's
-// qfrc_bias). Gravity enters as a uniform acceleration [0; -g] of the world.
+// Inverse dynamics by RNEA: tau = M(q) qacc + C(q, v) v + g(q) (armature excluded). With
+// qacc = null this is MuJoCo's qfrc_bias. Gravity enters as a uniform acceleration [0; -g]
+// of the world.
 template <class S>
 SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cdof, const double* cdof_dot,
-                        const double* cinert, const double* cvel, double* cacc, double* cfrc, double* bias_out) {
+                        const double* cinert, const double* cvel, double* cacc, double* cfrc, double* bias_out,
+                        const double* qacc = nullptr) {
   Vec6<S>{Vec3<S>::zero(), Vec3<S>{{S(-m.gravity[0]), S(-m.gravity[1]), S(-m.gravity[2])}}}.store(cacc);
   for (int b = 1; b < m.nbody; ++b) {
     Vec6<S> a = Vec6<S>::load(cacc + 6 * m.body_parentid[b]);
     const int d0 = m.body_dofadr[b];
-    for (int k = 0; k < m.body_dofnum[b]; ++k) a += S(qvel[d0 + k]) * Vec6<S>::load(cdof_dot + 6 * (d0 + k));
+    for (int k = 0; k < m.body_dofnum[b]; ++k) {
+      a += S(qvel[d0 + k]) * Vec6<S>::load(cdof_dot + 6 * (d0 + k));
+      if (qacc) a += S(qacc[d0 + k]) * Vec6<S>::load(cdof + 6 * (d0 + k));
+    }
     a.store(cacc + 6 * b);
     const SpatialInertia<S> I = SpatialInertia<S>::load(cinert + 10 * b);
     const Vec6<S> v = Vec6<S>::load(cvel + 6 * b);

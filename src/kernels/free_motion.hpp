@@ -27,6 +27,10 @@ struct KinematicsKernel {
 // Bytes of team-shared memory the free-motion kernel needs (none: it works in global slabs).
 inline std::size_t free_motion_shared_bytes() { return 0; }
 
+// coriolis_passes = 0: bias at v_n (Drake). k > 0: k fixed-point passes re-evaluating the
+// velocity-dependent bias at the midpoint vbar = (v_n + v*)/2 and re-solving with the same
+// factor of A. With the midpoint position map this conserves the angular momentum of a
+// torque-free body to O(h^3) per step instead of O(h^2) (docs/conventions.md).
 template <class S>
 struct FreeMotionKernel {
   ModelView m;
@@ -34,27 +38,28 @@ struct FreeMotionKernel {
   ControlView control;
   DataView d;
   double h;
+  int coriolis_passes;
   int* status;  // per world, OR-ed with failure bits
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
     const double* qvel = state_in.qvel(w);
+    double* k0 = d.scratch_nv(w);  // explicit forces without the bias
+    double* v_star = d.v_star(w);
     if (team.rank() == 0) {
       body_velocities<S>(m, qvel, d.cdof(w), d.cvel(w), d.cdof_dot(w));
       bias_forces<S>(m, qvel, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w), d.qfrc_bias(w));
       spring_forces<S>(m, state_in.qpos(w), d.qfrc_spring(w));
       composite_inertias<S>(m, d.cinert(w), d.crb(w));
-      // Right-hand side k (explicit forces at the old state).
-      double* k = d.scratch_nv(w);
       const double* applied = control.qfrc_applied(w);
       for (int i = 0; i < nv; ++i)
-        k[i] = double(S(applied[i]) + S(d.qfrc_spring(w)[i]) - S(d.qfrc_bias(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
+        k0[i] = double(S(applied[i]) + S(d.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
       const double* ctrl = control.ctrl(w);
       for (int u = 0; u < m.nu; ++u)
         if (m.actuator_type[u] == kActMotor) {
           const int dof = m.actuator_dofadr[u];
-          k[dof] = double(S(k[dof]) + motor_force<S>(m, u, ctrl[u]));
+          k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
         }
     }
     team.sync();
@@ -69,20 +74,29 @@ struct FreeMotionKernel {
       A[idx] = (i == j && i < nv) ? double(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
     }
     team.sync();
-    // Solve A a = k in precision S; v* = v + h a.
+    // Factor A once in precision S; each pass solves A a = k0 - bias and sets v* = v + h a.
     S* L = reinterpret_cast<S*>(d.chol(w));
     S* x = L + ld * ld;
     cholesky_load<S>(team, A, L, nv, ld);
-    for (int i = team.rank(); i < nv; i += team.size()) x[i] = S(d.scratch_nv(w)[i]);
-    team.sync();
     const bool ok = cholesky_factor<S>(team, L, nv, ld);
-    if (ok) cholesky_solve<S>(team, L, x, nv, ld);
-    bool finite = true;
-    for (int i = team.rank(); i < nv; i += team.size()) {
-      const S v = S(qvel[i]) + S(h) * x[i];
-      d.v_star(w)[i] = double(v);
-      if (!isfinite_(v)) finite = false;
+    for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
+      if (pass > 0 && team.rank() == 0) {
+        // v_star temporarily holds vbar; it is overwritten by the solve below.
+        for (int i = 0; i < nv; ++i) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
+        body_velocities<S>(m, v_star, d.cdof(w), d.cvel(w), d.cdof_dot(w));
+        bias_forces<S>(m, v_star, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w),
+                       d.qfrc_bias(w));
+      }
+      team.sync();
+      for (int i = team.rank(); i < nv; i += team.size()) x[i] = S(k0[i]) - S(d.qfrc_bias(w)[i]);
+      team.sync();
+      cholesky_solve<S>(team, L, x, nv, ld);
+      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[i]);
+      team.sync();
     }
+    bool finite = ok;
+    for (int i = team.rank(); i < nv; i += team.size())
+      if (!isfinite_(v_star[i])) finite = false;
     const int nonfinite = team.reduce_sum(finite ? 0 : 1);
     if (team.rank() == 0) {
       if (!ok) status[w] |= kStatusFactorizationFailed;
