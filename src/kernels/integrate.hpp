@@ -1,8 +1,12 @@
 // Stage 4: position update q_{n+1} = Phi(q_n, v, h) from a velocity v that is either the solved
 // v_{n+1} (sap_euler) or the midpoint (v_n + v_{n+1}) / 2 (midpoint).
-// Hinge/slide: q += h v. Free: p += h v_lin (world); quaternions q <- q * exp(h w / 2) with w in
-// the body frame (right multiplication), renormalised: an exact rotation update that removes
-// the drift Drake's linearised update has (sap_math.md section 6, a deliberate deviation).
+// Hinge/slide: q += h v. Free: p += h v_lin (world). Quaternions (w in the body frame):
+//   q <- normalize(q * (1, h w / 2)) = normalize(q + h N(q) w),  N(q) w = 1/2 q * (0, w),
+// i.e. Drake's update q + h N(q) v followed by renormalisation. Drake builds rotations from q
+// with an implicit 1/|q|^2, so the rotation sequence is the same as Drake's; only the norm
+// drift (Drake issue #14800) is removed. The increment is the Cayley map of h w: rotation
+// angle 2 atan(h|w|/2); with the midpoint map and midpoint Coriolis this conserves the angular
+// momentum of a torque-free body up to the fixed-point tolerance (docs/conventions.md).
 #pragma once
 
 #include "sap/data.hpp"
@@ -34,8 +38,8 @@ SAP_HD inline void integrate_positions(const ModelView& m, const double* qpos_in
       vw = 3;
     }
     const Quat<double> q = Quat<double>::load(qpos_in + qq);
-    const Vec3<double> w{{v[vw] * h, v[vw + 1] * h, v[vw + 2] * h}};
-    normalized(q * quat_exp(w)).store(qpos_out + qq);
+    const Quat<double> increment{1.0, 0.5 * h * v[vw], 0.5 * h * v[vw + 1], 0.5 * h * v[vw + 2]};
+    normalized(q * increment).store(qpos_out + qq);
   }
 }
 
