@@ -5,6 +5,9 @@
 
 #include <memory>
 
+#include "kernels/contact_jacobian.hpp"
+#include "kernels/newton.hpp"
+#include "sap/contacts.hpp"
 #include "sap/context.hpp"
 #include "sap/data.hpp"
 #include "sap/solver_options.hpp"
@@ -19,6 +22,13 @@ struct SolverLaunch {
   // A = M + hD and v* (stage 1), in precision p.
   virtual void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                            const DataView& d, double h, int coriolis_passes, int* status) = 0;
+  // Contact frames, Jacobians, weights (precision of the weights), limit and PD rows (stage 2).
+  virtual void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in,
+                                ControlView control, const DataView& d, const ContactsView& contacts,
+                                const SolveView& s, const SetupParams& p, int* status) = 0;
+  // Newton iterations of every world (stage 3), objective in precision p.
+  virtual void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in,
+                            const DataView& d, const SolveView& s, const NewtonParams& p, int* status) = 0;
   // q_{n+1} from q_n, v_n and v_{n+1} (stage 4); worlds with failure bits keep their state.
   virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new,
                          StateView out, int mode, double h, const int* status) = 0;

@@ -27,6 +27,23 @@ class SolverLaunchImpl final : public SolverLaunch {
       for_each_world_team(exec_, nworld, free_motion_shared_bytes(), FreeMotionKernel<double>{m, in, control, d, h, coriolis_passes, status});
   }
 
+  void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
+                        const DataView& d, const ContactsView& contacts, const SolveView& s, const SetupParams& p,
+                        int* status) override {
+    if (weights == Precision::F32)
+      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<float>{m, in, control, d, contacts, s, p, status});
+    else
+      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<double>{m, in, control, d, contacts, s, p, status});
+  }
+
+  void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                    const SolveView& s, const NewtonParams& p, int* status) override {
+    if (objective == Precision::F32)
+      for_each_world_team(exec_, nworld, 0, SapSolveKernel<float>{m, in, d, s, p, status});
+    else
+      for_each_world_team(exec_, nworld, 0, SapSolveKernel<double>{m, in, d, s, p, status});
+  }
+
   void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, StateView out,
                  int mode, double h, const int* status) override {
     parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, out, mode, h, status});

@@ -1,9 +1,11 @@
 #include "sap/solver_sap.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "cuda_api.hpp"
 #include "kernels/integrate.hpp"
+#include "solve_data.hpp"
 #include "solver_launch.hpp"
 
 namespace sap {
@@ -17,13 +19,41 @@ namespace {
 enum ClockPoint { kStart, kAfterFreeMotion, kAfterSetup, kAfterSolve, kAfterIntegrate, kNumPoints };
 }
 
-SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options)
-    : model_(model), ctx_(ctx), nworld_(nworld), config_(options.resolve()) {
+namespace {
+// Sizes of the constraint buffers for a model and contact capacity.
+SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations) {
+  SolveSizes s;
+  s.ntrace = max_iterations + 1;
+  s.nv = m.nv;
+  s.nv_pad = m.nv_pad;
+  s.ncmax = max_rigid_contact;
+  int depth = 0;
+  for (int b = 1; b < m.nbody; ++b) {
+    int n = 0;
+    for (int a = b; a > 0; a = m.body_parentid[static_cast<std::size_t>(a)]) n += m.body_dofnum[static_cast<std::size_t>(a)];
+    depth = std::max(depth, n);
+  }
+  s.njac = 2 * std::max(depth, 1);
+  for (int j = 0; j < m.njnt; ++j) {
+    const int t = m.jnt_type[static_cast<std::size_t>(j)];
+    if (m.jnt_limited[static_cast<std::size_t>(j)] && (t == kJointHinge || t == kJointSlide)) s.nlim += 2;
+  }
+  for (int u = 0; u < m.nu; ++u) s.npd += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor;
+  return s;
+}
+}  // namespace
+
+SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options,
+                     int max_rigid_contact)
+    : model_(model), ctx_(ctx), nworld_(nworld), config_(options.resolve()), max_rigid_contact_(max_rigid_contact) {
+  if (max_rigid_contact < 0)
+    throw std::invalid_argument("SolverSAP: max_rigid_contact must be >= 0, got " + std::to_string(max_rigid_contact));
   if (nworld <= 0) throw std::invalid_argument("SolverSAP: nworld must be positive, got " + std::to_string(nworld));
   if (model.nv == 0) throw std::invalid_argument("SolverSAP: the model has no degrees of freedom");
   model_.validate();
   storage_ = ModelStorage(model_, ctx.backend());
   data_ = Data(model_, nworld, ctx.backend());
+  solve_ = std::make_unique<SolveData>(solve_sizes(model_, max_rigid_contact, config_.max_iterations), nworld, ctx.backend());
   status_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   launch_ = make_solver_launch(ctx);
   clock_ = ctx.make_clock(kNumPoints);
@@ -40,7 +70,12 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
     throw std::invalid_argument("SolverSAP::step: state lives on another backend than the solver");
   if (control.ctrl.nworld() != nworld_ && model_.nu > 0)
     throw std::invalid_argument("SolverSAP::step: control has the wrong number of worlds");
-  (void)contacts;
+  if (contacts.capacity() > max_rigid_contact_)
+    throw std::invalid_argument("SolverSAP::step: contacts have capacity " + std::to_string(contacts.capacity()) +
+                                " per world, the solver was built for max_rigid_contact = " +
+                                std::to_string(max_rigid_contact_));
+  if (contacts.capacity() > 0 && (contacts.nworld() != nworld_ || contacts.backend() != ctx_.backend()))
+    throw std::invalid_argument("SolverSAP::step: contacts have another world count or backend than the solver");
 
   const ModelView m = storage_.view();
   const DataView d = data_.view();
@@ -52,9 +87,38 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
   launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
                        coriolis_passes, status_.data());
   clock_->mark(kAfterFreeMotion);
+  const SolveView sv = solve_->view();
+  SetupParams sp;
+  sp.h = dt;
+  sp.beta = config_.near_rigid_threshold;
+  sp.sigma = config_.sigma;
+  sp.weight_mode = config_.contact_weight_mode == ContactWeightMode::DiagDelassus ? kWeightDiagDelassus : kWeightBodyInertia;
+  sp.point_mode = config_.contact_point_mode == ContactPointMode::ContactMidpoint ? kPointMidpoint : kPointWitness;
+  sp.limit_stiffness = config_.limit_stiffness;
+  sp.limit_beta = config_.limit_near_rigid_threshold;
+  sp.pd_beta = config_.pd_near_rigid_threshold;
+  launch_->constraint_setup(config_.sap_contact_weight_precision, nworld_, m, in.view(), control.view(), d,
+                            contacts.view(), sv, sp, status_.data());
   clock_->mark(kAfterSetup);
-  // Without constraints the SAP minimiser is v* itself.
-  Slab<const double> v_new{d.v_star.ptr, d.v_star.stride};
+  NewtonParams np;
+  np.h = dt;
+  np.max_iterations = config_.max_iterations;
+  np.line_search = config_.line_search_variant == LineSearchVariant::ExactRoot    ? kLineSearchExact
+                   : config_.line_search_variant == LineSearchVariant::ArmijoDecay ? kLineSearchArmijo
+                                                                                    : kLineSearchMonotone;
+  np.ls.max_iterations = config_.line_search_max_iterations;
+  np.ls.rho = config_.rho;
+  np.ls.armijo_c = config_.armijo_c;
+  np.ls.relative_slop = config_.line_search_relative_slop;
+  np.ls.cost_abs_tol = config_.cost_abs_tol;
+  np.ls.cost_rel_tol = config_.cost_rel_tol;
+  np.abs_tol = config_.abs_tol;
+  np.rel_tol = config_.rel_tol;
+  np.cost_abs_tol = config_.cost_abs_tol;
+  np.cost_rel_tol = config_.cost_rel_tol;
+  np.linear_solve_f32 = config_.contact_linear_solve_precision == Precision::F32;
+  launch_->newton_solve(config_.contact_solve_precision, nworld_, m, in.view(), d, sv, np, status_.data());
+  Slab<const double> v_new{sv.v.ptr, sv.v.stride};
   clock_->mark(kAfterSolve);
   const int mode = config_.position_integration == PositionIntegrationMode::Midpoint ? kIntegrateMidpoint
                                                                                      : kIntegrateSapEuler;
@@ -74,6 +138,63 @@ StageTimes SolverSAP::last_stage_times() {
 }
 
 std::vector<int> SolverSAP::world_status() const { return status_.to_host(); }
+
+StepDiagnostics SolverSAP::diagnostics() const {
+  StepDiagnostics g;
+  g.status = world_status();
+  const std::vector<int> st = solve_->stats.buffer().to_host();
+  const std::vector<double> cost = solve_->cost.buffer().to_host();
+  const std::vector<int> ncon = solve_->con_count.buffer().to_host();
+  for (int w = 0; w < nworld_; ++w) {
+    g.newton_iterations.push_back(st[4 * static_cast<std::size_t>(w)]);
+    g.line_search_iterations.push_back(st[4 * static_cast<std::size_t>(w) + 1]);
+    g.truncated_contacts.push_back(st[4 * static_cast<std::size_t>(w) + 2]);
+    g.exit_reason.push_back(st[4 * static_cast<std::size_t>(w) + 3]);
+    g.contacts.push_back(ncon[static_cast<std::size_t>(w)]);
+    g.cost.push_back(cost[2 * static_cast<std::size_t>(w)]);
+    g.residual.push_back(cost[2 * static_cast<std::size_t>(w) + 1]);
+  }
+  const std::vector<double> trace = solve_->cost_trace.buffer().to_host();
+  const std::size_t nt = solve_->cost_trace.per_world();
+  for (int w = 0; w < nworld_; ++w) {
+    const std::size_t n = std::min<std::size_t>(nt, static_cast<std::size_t>(g.newton_iterations[static_cast<std::size_t>(w)]) + 1);
+    g.cost_trace.emplace_back(trace.begin() + static_cast<long>(nt * static_cast<std::size_t>(w)),
+                              trace.begin() + static_cast<long>(nt * static_cast<std::size_t>(w) + n));
+  }
+  return g;
+}
+
+int SolverSAP::last_newton_iterations() const {
+  int n = 0;
+  for (int k : diagnostics().newton_iterations) n = std::max(n, k);
+  return n;
+}
+
+int SolverSAP::last_line_search_iterations() const {
+  int n = 0;
+  for (int k : diagnostics().line_search_iterations) n += k;
+  return n;
+}
+
+long long SolverSAP::last_truncated_contact_count() const {
+  long long n = 0;
+  for (int k : diagnostics().truncated_contacts) n += k;
+  return n;
+}
+
+std::vector<ContactImpulse> SolverSAP::contact_impulses(int world) const {
+  const int n = solve_->con_count.world_to_host(world)[0];
+  const std::vector<double> gamma = solve_->gamma.world_to_host(world);
+  const std::vector<double> frame = solve_->con_frame.world_to_host(world);
+  std::vector<ContactImpulse> out(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) {
+    for (int k = 0; k < 3; ++k) out[static_cast<std::size_t>(c)].gamma[k] = gamma[3 * static_cast<std::size_t>(c) + static_cast<std::size_t>(k)];
+    for (int k = 0; k < 9; ++k) out[static_cast<std::size_t>(c)].frame[k] = frame[9 * static_cast<std::size_t>(c) + static_cast<std::size_t>(k)];
+  }
+  return out;
+}
+
+std::vector<double> SolverSAP::solved_velocity(int world) const { return solve_->v.world_to_host(world); }
 
 int SolverSAP::failed_world_count() const {
   int n = 0;

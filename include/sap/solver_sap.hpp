@@ -20,6 +20,27 @@
 namespace sap {
 
 struct SolverLaunch;
+class SolveData;
+
+// Per-world diagnostics of the last step, as host vectors.
+struct StepDiagnostics {
+  std::vector<int> status;                  // WorldStatusBits
+  std::vector<int> newton_iterations;       // Newton iterations (0: converged at the warm start)
+  std::vector<int> line_search_iterations;  // line-search evaluations, summed over iterations
+  std::vector<int> truncated_contacts;      // contacts dropped by the collision capacity
+  std::vector<int> contacts;                // contacts in the solve
+  std::vector<double> cost;                 // final SAP cost
+  std::vector<double> residual;             // |D g| / (eps_a + eps_r s) at exit (<= 1: converged on it)
+  std::vector<std::vector<double>> cost_trace;  // cost at each Newton iterate (for analysis)
+  std::vector<int> exit_reason;             // 1: optimality test, 2: cost stall test, 0: other
+};
+
+// One contact's impulse from the last step: gamma in the contact frame [t1, t2, n] (N s) and
+// the frame itself (columns of R_WC); the force on body 1 in world is R_WC gamma / dt.
+struct ContactImpulse {
+  double gamma[3];
+  double frame[9];  // R_WC row-major
+};
 
 // Wall time of each stage of the last step (device time on CUDA), milliseconds.
 struct StageTimes {
@@ -29,13 +50,15 @@ struct StageTimes {
 
 class SolverSAP {
  public:
-  SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options = {});
+  // max_rigid_contact: per-world contact capacity (the capacity of the Contacts passed to step).
+  SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options = {},
+            int max_rigid_contact = 0);
   ~SolverSAP();
   SolverSAP(const SolverSAP&) = delete;
   SolverSAP& operator=(const SolverSAP&) = delete;
 
   // Advances every world by dt. state_out may alias state_in. contacts may be empty
-  // (capacity 0). Worlds whose step fails keep their state and carry failure bits in
+  // (capacity 0); their capacity must not exceed max_rigid_contact. Worlds whose step fails keep their state and carry failure bits in
   // world_status(); the other worlds are unaffected.
   void step(const State& state_in, State& state_out, const Control& control, const Contacts& contacts, double dt);
 
@@ -48,6 +71,13 @@ class SolverSAP {
   StageTimes last_stage_times();
   std::vector<int> world_status() const;
   int failed_world_count() const;
+  StepDiagnostics diagnostics() const;
+  int last_newton_iterations() const;         // max over worlds
+  int last_line_search_iterations() const;    // total over worlds (spec: for profiling)
+  long long last_truncated_contact_count() const;  // total over worlds
+  std::vector<ContactImpulse> contact_impulses(int world) const;
+  // Generalized velocity of the last solve (host copy of one world).
+  std::vector<double> solved_velocity(int world) const;
 
   // Workspace access for tests and tools (v*, A, M, ... of the last step).
   Data& data() { return data_; }
@@ -59,6 +89,8 @@ class SolverSAP {
   SolverConfig config_;
   ModelStorage storage_;
   Data data_;
+  std::unique_ptr<SolveData> solve_;
+  int max_rigid_contact_ = 0;
   Buffer<int> status_;
   std::unique_ptr<SolverLaunch> launch_;
   std::unique_ptr<StageClock> clock_;

@@ -1,0 +1,255 @@
+// Stage 2: contact frames, tree-sparse contact Jacobians, contact weights w_i, regularisation
+// R_i and bias v_hat_i (sap_math.md 2.1-2.2; spec "contact_weight_mode", "contact_point_mode"),
+// plus the limit and PD rows (sap_math.md 5.1-5.2). One team per world.
+#pragma once
+
+#include "kernels/sap_constraints.hpp"
+#include "sap/contacts.hpp"
+#include "sap/math/quat.hpp"
+#include "sap/math/spatial.hpp"
+#include "sap/status.hpp"
+#include "solve_data.hpp"
+
+namespace sap {
+
+// Last dof on the path from body b to the root (-1 for bodies welded to the world). The path
+// continues through dof_parentid, with strictly decreasing indices.
+SAP_HDI int body_last_dof(const ModelView& m, int b) {
+  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
+  return b > 0 ? m.body_dofadr[b] + m.body_dofnum[b] - 1 : -1;
+}
+
+// World velocity at point x of body b per unit velocity of dof d on b's path:
+// cdof_d.lin + cdof_d.ang x (x - P), P the tree's reference point.
+template <class S>
+SAP_HDI Vec3<S> dof_point_velocity(const double* cdof, int d, const Vec3<S>& x_minus_p) {
+  const Vec6<S> s = Vec6<S>::load(cdof + 6 * d);
+  return point_velocity(s, x_minus_p);
+}
+
+enum WeightMode : int { kWeightBodyInertia = 0, kWeightDiagDelassus = 1 };
+enum PointMode : int { kPointWitness = 0, kPointMidpoint = 1 };
+
+struct SetupParams {
+  double h = 0;
+  double beta = 1.0;    // near-rigid threshold of contacts
+  double sigma = 1e-3;  // friction regularisation
+  int weight_mode = kWeightBodyInertia;
+  int point_mode = kPointWitness;
+  double limit_stiffness = 1e12;
+  double limit_beta = 0.1;
+  double pd_beta = 0.1;
+};
+
+// Directional mobility of body b along unit direction c at point x (spec "body_inertia"):
+//   1/m + r^T I^-1 r,  r = R^T ((x - o) x c),  o the com, I the inertia about the com (body axes).
+template <class S>
+SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, const Vec3<S>& x, const Vec3<S> c[3]) {
+  const S mass = S(m.body_mass[b]);
+  if (!(mass > S(0))) return S(0);
+  const Mat3<S> R = Mat3<S>::load(d.xmat(w) + 9 * b);
+  const double* I6 = m.body_inertia + 6 * b;
+  const Mat3<S> Iinv = inverse(Mat3<S>::symmetric(S(I6[0]), S(I6[1]), S(I6[2]), S(I6[3]), S(I6[4]), S(I6[5])));
+  const Vec3<S> arm = x - Vec3<S>::load(d.xipos(w) + 3 * b);
+  S sum = S(0);
+  for (int k = 0; k < 3; ++k) {
+    const Vec3<S> r = mul_transpose(R, cross(arm, c[k]));
+    sum += S(1) / mass + dot(r, Iinv * r);
+  }
+  return sum;
+}
+
+template <class Sw>
+struct ConstraintSetupKernel {
+  ModelView m;
+  ConstStateView state_in;
+  ControlView control;
+  DataView d;
+  ContactsView contacts;
+  SolveView s;
+  SetupParams p;
+  int* status;
+
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    const int ncon = contacts.capacity > 0 ? min_(contacts.count[w], s.size.ncmax) : 0;
+    if (team.rank() == 0) {
+      s.con_count(w)[0] = ncon;
+      s.stats(w)[2] = contacts.capacity > 0 ? contacts.dropped[w] : 0;
+    }
+    int bad = 0;
+    for (int c = team.rank(); c < ncon; c += team.size()) bad += setup_contact(w, c) ? 0 : 1;
+    if (team.rank() == 0) {
+      setup_limits(w);
+      setup_pd(w);
+    }
+    bad = team.reduce_sum(bad);
+    if (team.rank() == 0 && bad) status[w] |= kStatusNonFinite;
+    team.sync();
+  }
+
+  // Returns false when the contact data is not finite.
+  SAP_HD bool setup_contact(int w, int c) const {
+    using S = double;  // Jacobian and regularisation in the fp64 objective buffers
+    const double* nrm = contacts.normal(w) + 3 * c;
+    const Vec3<S> n = normalized(Vec3<S>::load(nrm));
+    const Vec3<S> x0 = Vec3<S>::load(contacts.x0(w) + 3 * c), x1 = Vec3<S>::load(contacts.x1(w) + 3 * c);
+    const S phi = contacts.phi(w)[c];
+    const double* kk = contacts.stiffness(w) + 3 * c;
+    const S k = kk[0], tau_d = contacts.dissipation(w)[c], mu = contacts.friction(w)[c];
+    if (!isfinite_(phi) || !isfinite_(norm(n)) || !isfinite_(dot(x0, x1)) || !(k > S(0)) || !isfinite_(tau_d) ||
+        !isfinite_(mu))
+      return false;
+    Vec3<S> t1, t2;
+    orthonormal_basis(n, t1, t2);
+    Mat3<S>::from_columns(t1, t2, n).store(s.con_frame(w) + 9 * c);
+
+    // Points where each body's velocity is measured.
+    Vec3<S> p0 = x0, p1 = x1;
+    if (p.point_mode == kPointMidpoint) {
+      const S k0 = kk[1], k1 = kk[2];
+      S a0 = S(0.5);
+      if (isfinite_(k0) && isfinite_(k1) && k0 + k1 > S(0)) a0 = k0 / (k0 + k1);
+      else if (!isfinite_(k0) && isfinite_(k1)) a0 = S(1);  // rigid geom 0: the point is on its surface
+      else if (isfinite_(k0) && !isfinite_(k1)) a0 = S(0);
+      const Vec3<S> pc = a0 * x0 + (S(1) - a0) * x1;
+      p0 = pc;
+      p1 = pc;
+    }
+    // Merge the two dof paths (decreasing indices); vc = R^T (V1(p1) - V0(p0)).
+    const int b0 = contacts.body(w)[2 * c], b1 = contacts.body(w)[2 * c + 1];
+    const Vec3<S> r0 = p0 - Vec3<S>::load(d.xpos(w) + 3 * m.body_rootid[b0]);
+    const Vec3<S> r1 = p1 - Vec3<S>::load(d.xpos(w) + 3 * m.body_rootid[b1]);
+    const double* cdof = d.cdof(w);
+    int d0 = body_last_dof(m, b0), d1 = body_last_dof(m, b1);
+    int* jdof = s.con_jac_dof(w) + s.size.njac * c;
+    double* jval = s.con_jac_val(w) + 3 * s.size.njac * c;
+    int nj = 0;
+    S W[6] = {S(0), S(0), S(0), S(0), S(0), S(0)};  // J diag(A)^-1 J^T (symmetric)
+    while (d0 >= 0 || d1 >= 0) {
+      const int dof = d0 > d1 ? d0 : d1;
+      Vec3<S> vel = Vec3<S>::zero();
+      if (dof == d1) {
+        vel += dof_point_velocity<S>(cdof, dof, r1);
+        d1 = m.dof_parentid[d1];
+      }
+      if (dof == d0) {
+        vel -= dof_point_velocity<S>(cdof, dof, r0);
+        d0 = m.dof_parentid[d0];
+      }
+      const Vec3<S> jc{{dot(t1, vel), dot(t2, vel), dot(n, vel)}};
+      jdof[nj] = dof;
+      jc.store(jval + 3 * nj);
+      ++nj;
+      const S inv_a = S(1) / d.A(w)[dof * m.nv_pad + dof];
+      W[0] += jc[0] * jc[0] * inv_a;
+      W[1] += jc[0] * jc[1] * inv_a;
+      W[2] += jc[0] * jc[2] * inv_a;
+      W[3] += jc[1] * jc[1] * inv_a;
+      W[4] += jc[1] * jc[2] * inv_a;
+      W[5] += jc[2] * jc[2] * inv_a;
+    }
+    s.con_jac_n(w)[c] = nj;
+
+    // Contact weight w_i, in the weight precision Sw, stored as cast64(fl_Sw(w)).
+    S weight;
+    if (p.weight_mode == kWeightDiagDelassus) {
+      const Sw fro2 = Sw(W[0] * W[0] + W[3] * W[3] + W[5] * W[5]) + Sw(2) * Sw(W[1] * W[1] + W[2] * W[2] + W[4] * W[4]);
+      weight = S(max_(sqrt_(fro2) / Sw(3), Sw(1e-12)));
+    } else {
+      const Vec3<Sw> dirs[3] = {t1.template cast<Sw>(), t2.template cast<Sw>(), n.template cast<Sw>()};
+      Sw sum = Sw(0);
+      if (body_last_dof(m, b0) >= 0) sum += body_mobility<Sw>(m, d, w, b0, x0.template cast<Sw>(), dirs);
+      if (body_last_dof(m, b1) >= 0) sum += body_mobility<Sw>(m, d, w, b1, x1.template cast<Sw>(), dirs);
+      weight = S(max_(sum / Sw(3), Sw(1e-12)));
+    }
+    s.con_weight(w)[c] = weight;
+
+    // R_n = max(beta^2/(4 pi^2) w, 1/(h k (h + tau_d))), R_t = sigma w, v_hat_n = -phi/(h + tau_d).
+    const S h = p.h;
+    const S R_nr = p.beta * p.beta / S(4 * kPi * kPi) * weight;
+    const S R_compliant = S(1) / (h * k * (h + tau_d));  // 0 for a rigid (infinite) k
+    S R_n = max_(R_nr, R_compliant);
+    if (!(R_n > S(0))) R_n = S(1e-12) * weight;  // rigid contact without a near-rigid floor
+    double* prm = s.con_param(w) + 4 * c;
+    prm[0] = p.sigma * weight;
+    prm[1] = R_n;
+    prm[2] = -phi / (h + tau_d);
+    prm[3] = mu;
+    return true;
+  }
+
+  // Drake's limit rows: lower/upper rows of limited hinge/slide joints within the window
+  // |q - limit| <= 2 h max(|v_n|, |v*|); k = 1e12, tau_d = h, beta = 0.1, w = 1/A_jj.
+  SAP_HD void setup_limits(int w) const {
+    const double h = p.h;
+    int n = 0;
+    for (int j = 0; j < m.njnt && n < s.size.nlim; ++j) {
+      if (!m.jnt_limited[j]) continue;
+      const int t = m.jnt_type[j];
+      if (t != kJointHinge && t != kJointSlide) continue;
+      const int dof = m.jnt_dofadr[j];
+      const double q0 = state_in.qpos(w)[m.jnt_qposadr[j]];
+      const double window = 2.0 * h * max_(abs_(state_in.qvel(w)[dof]), abs_(d.v_star(w)[dof]));
+      const double ql = m.jnt_range[2 * j], qu = m.jnt_range[2 * j + 1];
+      const double A_jj = d.A(w)[dof * m.nv_pad + dof];
+      const double tau = h;
+      const double R = max_(p.limit_beta * p.limit_beta / (4 * kPi * kPi) / A_jj,
+                            1.0 / (h * p.limit_stiffness * (h + tau)));
+      if (q0 - ql <= window) {
+        s.lim_dof(w)[n] = dof;
+        double* lp = s.lim_param(w) + 3 * n;
+        lp[0] = 1.0;
+        lp[1] = R;
+        lp[2] = -(q0 - ql) / (h + tau);
+        ++n;
+      }
+      if (qu - q0 <= window && n < s.size.nlim) {
+        s.lim_dof(w)[n] = dof;
+        double* lp = s.lim_param(w) + 3 * n;
+        lp[0] = -1.0;
+        lp[1] = R;
+        lp[2] = -(qu - q0) / (h + tau);
+        ++n;
+      }
+    }
+    s.lim_count(w)[0] = n;
+  }
+
+  // PD rows of position/velocity/pd actuators. With gear g the actuator force F acts as g F
+  // on the dof: Kp = g^2 kp, Kd = g^2 kd, targets ctrl / g, effort limits g * forcerange.
+  SAP_HD void setup_pd(int w) const {
+    int r = 0;
+    const double h = p.h;
+    for (int u = 0; u < m.nu; ++u) {
+      const int type = m.actuator_type[u];
+      if (type == kActMotor) continue;
+      const int dof = m.actuator_dofadr[u];
+      const double g = m.actuator_gear[u];
+      double ctrl = control.ctrl(w)[u];
+      if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
+      double Kp = type == kActVelocity ? 0.0 : g * g * m.actuator_kp[u];
+      double Kd = g * g * m.actuator_kd[u];
+      pd_near_rigid_clamp<double>(h, p.pd_beta, d.A(w)[dof * m.nv_pad + dof], &Kp, &Kd);
+      double e_lo = -1e300, e_hi = 1e300;
+      if (m.actuator_forcelimited[u]) {
+        const double a = g * m.actuator_forcerange[2 * u], b = g * m.actuator_forcerange[2 * u + 1];
+        e_lo = min_(a, b);
+        e_hi = max_(a, b);
+      }
+      double* pp = s.pd_param(w) + 8 * r;
+      pp[0] = Kp;
+      pp[1] = Kd;
+      pp[2] = state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]];
+      pp[3] = type == kActVelocity ? 0.0 : ctrl / g;
+      pp[4] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
+      pp[5] = 0.0;
+      pp[6] = e_lo;
+      pp[7] = e_hi;
+      s.pd_dof(w)[r] = dof;
+      ++r;
+    }
+  }
+};
+
+}  // namespace sap

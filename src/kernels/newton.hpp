@@ -1,0 +1,369 @@
+// Stage 3: the SAP Newton solve of one world (sap_math.md section 3):
+//   minimise l(v) = 1/2 (v - v*)^T A (v - v*) + sum_i l_i(J_i v)
+//   gradient  g = A (v - v*) - J^T gamma,   Hessian  H = A + sum_i J_i^T G_i J_i
+//   stop when |D g| <= eps_a + eps_r max(|D A v|, |D J^T gamma|), D = diag(A)^-1/2, or on the
+//   cost test |dl| < eps_ca + eps_cr (|l| + |l_prev|)/2 with alpha > 1/2.
+// Warm start at v_n. One team per world; worlds stop independently (per-world done state).
+#pragma once
+
+#include "kernels/cholesky.hpp"
+#include "kernels/line_search.hpp"
+#include "kernels/sap_constraints.hpp"
+#include "sap/status.hpp"
+#include "solve_data.hpp"
+
+namespace sap {
+
+enum LineSearchKind : int { kLineSearchMonotone = 0, kLineSearchArmijo = 1, kLineSearchExact = 2 };
+// Which stopping test ended the iteration (StepDiagnostics::exit_reason).
+enum NewtonExit : int { kExitOther = 0, kExitOptimality = 1, kExitCostStall = 2 };
+
+struct NewtonParams {
+  double h = 0;
+  int max_iterations = 100;
+  int line_search = kLineSearchMonotone;
+  LineSearchParams ls;
+  double abs_tol = 1e-14, rel_tol = 1e-6;
+  double cost_abs_tol = 0, cost_rel_tol = 5e-3;
+  bool linear_solve_f32 = false;
+};
+
+// Sums returned by one pass over all constraint rows.
+template <class S>
+struct RowSums {
+  S cost, dvc_gamma, dvc_G_dvc;
+};
+
+template <class So>
+struct SapSolveKernel {
+  ModelView m;
+  ConstStateView state_in;
+  DataView d;
+  SolveView s;
+  NewtonParams p;
+  int* status;
+
+  // vc = J x for every row (x = v or dv), into out (nrow).
+  template <class Team>
+  SAP_HD void jacobian_product(int w, Team& team, const double* x, double* out) const {
+    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
+    const int lim0 = 3 * s.size.ncmax, pd0 = lim0 + s.size.nlim;
+    for (int c = team.rank(); c < nc; c += team.size()) {
+      const int nj = s.con_jac_n(w)[c];
+      const int* dof = s.con_jac_dof(w) + s.size.njac * c;
+      const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+      So a = So(0), b = So(0), e = So(0);
+      for (int k = 0; k < nj; ++k) {
+        const So xk = So(x[dof[k]]);
+        a += So(val[3 * k]) * xk;
+        b += So(val[3 * k + 1]) * xk;
+        e += So(val[3 * k + 2]) * xk;
+      }
+      out[3 * c] = a;
+      out[3 * c + 1] = b;
+      out[3 * c + 2] = e;
+    }
+    for (int r = team.rank(); r < nl; r += team.size())
+      out[lim0 + r] = s.lim_param(w)[3 * r] * x[s.lim_dof(w)[r]];
+    for (int r = team.rank(); r < npd; r += team.size()) out[pd0 + r] = x[s.pd_dof(w)[r]];
+    team.sync();
+  }
+
+  // Evaluates every constraint at vc + alpha dvc. Writes gamma and G when `store`; returns the
+  // team-reduced sums of l_i, dvc^T gamma_i and (when want_hessian) dvc^T G_i dvc.
+  template <class Team>
+  SAP_HD RowSums<So> evaluate_rows(int w, Team& team, So alpha, bool store, bool want_hessian) const {
+    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
+    const int lim0 = 3 * s.size.ncmax, pd0 = lim0 + s.size.nlim;
+    const double* vc = s.vc(w);
+    const double* dvc = s.dvc(w);
+    RowSums<So> sum{So(0), So(0), So(0)};
+    for (int c = team.rank(); c < nc; c += team.size()) {
+      const double* prm = s.con_param(w) + 4 * c;
+      const FrictionConeParams<So> cp{So(prm[0]), So(prm[1]), So(prm[2]), So(prm[3])};
+      So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
+      for (int k = 0; k < 3; ++k) {
+        dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
+        x[k] = So(vc[3 * c + k]) + alpha * dx[k];
+      }
+      friction_cone<So>(cp, x, gamma, &cost, G, want_hessian || store);
+      sum.cost += cost;
+      sum.dvc_gamma += dx[0] * gamma[0] + dx[1] * gamma[1] + dx[2] * gamma[2];
+      if (want_hessian) {
+        const So g0 = G[0] * dx[0] + G[1] * dx[1] + G[2] * dx[2];
+        const So g1 = G[1] * dx[0] + G[3] * dx[1] + G[4] * dx[2];
+        const So g2 = G[2] * dx[0] + G[4] * dx[1] + G[5] * dx[2];
+        sum.dvc_G_dvc += dx[0] * g0 + dx[1] * g1 + dx[2] * g2;
+      }
+      if (store) {
+        for (int k = 0; k < 3; ++k) s.gamma(w)[3 * c + k] = double(gamma[k]);
+        for (int k = 0; k < 6; ++k) s.G(w)[6 * c + k] = double(G[k]);
+      }
+    }
+    for (int r = team.rank(); r < nl; r += team.size()) {
+      const double* lp = s.lim_param(w) + 3 * r;
+      const So dx = So(dvc[lim0 + r]);
+      const So x = So(vc[lim0 + r]) + alpha * dx;
+      So gamma, G;
+      sum.cost += limit_row<So>(So(lp[1]), So(lp[2]), x, &gamma, &G);
+      sum.dvc_gamma += dx * gamma;
+      sum.dvc_G_dvc += dx * G * dx;
+      if (store) {
+        s.gamma(w)[lim0 + r] = double(gamma);
+        s.G(w)[6 * s.size.ncmax + r] = double(G);
+      }
+    }
+    for (int r = team.rank(); r < npd; r += team.size()) {
+      const double* pp = s.pd_param(w) + 8 * r;
+      const PdParams<So> pd{So(pp[0]), So(pp[1]), So(pp[2]), So(pp[3]), So(pp[4]), So(pp[5]), So(pp[6]), So(pp[7])};
+      const So dx = So(dvc[pd0 + r]);
+      const So x = So(vc[pd0 + r]) + alpha * dx;
+      So gamma, G;
+      sum.cost += pd_row<So>(pd, So(p.h), x, &gamma, &G);
+      sum.dvc_gamma += dx * gamma;
+      sum.dvc_G_dvc += dx * G * dx;
+      if (store) {
+        s.gamma(w)[pd0 + r] = double(gamma);
+        s.G(w)[6 * s.size.ncmax + s.size.nlim + r] = double(G);
+      }
+    }
+    sum.cost = team.reduce_sum(sum.cost);
+    sum.dvc_gamma = team.reduce_sum(sum.dvc_gamma);
+    if (want_hessian) sum.dvc_G_dvc = team.reduce_sum(sum.dvc_G_dvc);
+    return sum;
+  }
+
+  // out = A x (rows in parallel).
+  template <class Team>
+  SAP_HD void mul_A(int w, Team& team, const double* x, double* out) const {
+    const double* A = d.A(w);
+    const int nv = m.nv, ld = m.nv_pad;
+    for (int i = team.rank(); i < nv; i += team.size()) {
+      So acc = So(0);
+      for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
+      out[i] = double(acc);
+    }
+    team.sync();
+  }
+
+  // J^T gamma, accumulated in row order by one member (deterministic sums).
+  template <class Team>
+  SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
+    double* jtg = s.jtg(w);
+    if (team.rank() == 0) {
+      for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
+      const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
+      const int lim0 = 3 * s.size.ncmax, pd0 = lim0 + s.size.nlim;
+      const double* gamma = s.gamma(w);
+      for (int c = 0; c < nc; ++c) {
+        const int nj = s.con_jac_n(w)[c];
+        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
+        const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+        for (int k = 0; k < nj; ++k)
+          jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[3 * k]) * So(gamma[3 * c]) +
+                               So(val[3 * k + 1]) * So(gamma[3 * c + 1]) + So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+      }
+      for (int r = 0; r < nl; ++r) {
+        const int dof = s.lim_dof(w)[r];
+        jtg[dof] = double(So(jtg[dof]) + So(s.lim_param(w)[3 * r]) * So(gamma[lim0 + r]));
+      }
+      for (int r = 0; r < npd; ++r) {
+        const int dof = s.pd_dof(w)[r];
+        jtg[dof] = double(So(jtg[dof]) + So(gamma[pd0 + r]));
+      }
+    }
+    team.sync();
+  }
+
+  // H = A + sum_i J_i^T G_i J_i. Each member owns whole rows of H: no write conflicts.
+  template <class Team>
+  SAP_HD void assemble_hessian(int w, Team& team) const {
+    const int nv = m.nv, ld = m.nv_pad;
+    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
+    const double* A = d.A(w);
+    double* H = s.H(w);
+    for (int i = team.rank(); i < ld; i += team.size()) {
+      for (int j = 0; j < ld; ++j) H[i * ld + j] = A[i * ld + j];
+      if (i >= nv) continue;
+      for (int c = 0; c < nc; ++c) {
+        const int nj = s.con_jac_n(w)[c];
+        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
+        const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+        int a = -1;
+        for (int k = 0; k < nj; ++k)
+          if (dof[k] == i) a = k;
+        if (a < 0) continue;
+        const double* G = s.G(w) + 6 * c;
+        if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
+        // row vector (J_a^T G) then times J_b for every entry b.
+        const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
+        const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
+        const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
+        const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
+        for (int b = 0; b < nj; ++b)
+          H[i * ld + dof[b]] =
+              double(So(H[i * ld + dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
+      }
+      for (int r = 0; r < nl; ++r)
+        if (s.lim_dof(w)[r] == i) H[i * ld + i] += s.G(w)[6 * s.size.ncmax + r];
+      for (int r = 0; r < npd; ++r)
+        if (s.pd_dof(w)[r] == i) H[i * ld + i] += s.G(w)[6 * s.size.ncmax + s.size.nlim + r];
+    }
+    team.sync();
+  }
+
+  // dv = -H^-1 g in the linear-solve precision Sl. Returns false if the factorisation fails.
+  template <class Sl, class Team>
+  SAP_HD bool newton_direction(int w, Team& team) const {
+    const int nv = m.nv, ld = m.nv_pad;
+    Sl* L = reinterpret_cast<Sl*>(d.chol(w));
+    Sl* x = L + ld * ld;
+    cholesky_load<Sl>(team, s.H(w), L, nv, ld);
+    for (int i = team.rank(); i < nv; i += team.size()) x[i] = -Sl(s.grad(w)[i]);
+    team.sync();
+    if (!cholesky_factor<Sl>(team, L, nv, ld)) return false;
+    cholesky_solve<Sl>(team, L, x, nv, ld);
+    for (int i = team.rank(); i < nv; i += team.size()) s.dv(w)[i] = double(x[i]);
+    team.sync();
+    return true;
+  }
+
+  // Team dot product of two nv vectors, optionally weighted by diag(A)^-1 (for D-norms).
+  template <class Team>
+  SAP_HD So dot_nv(int w, Team& team, const double* a, const double* b, bool scaled) const {
+    So acc = So(0);
+    for (int i = team.rank(); i < m.nv; i += team.size()) {
+      const So t = So(a[i]) * So(b[i]);
+      acc += scaled ? t / So(d.A(w)[i * m.nv_pad + i]) : t;
+    }
+    return team.reduce_sum(acc);
+  }
+
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    const int nv = m.nv;
+    double* v = s.v(w);
+    const double* v_star = d.v_star(w);
+    if (status[w] & kStatusFailureMask) {  // rejected upstream: keep the previous velocity
+      for (int i = team.rank(); i < nv; i += team.size()) v[i] = state_in.qvel(w)[i];
+      if (team.rank() == 0) s.stats(w)[0] = s.stats(w)[1] = 0;
+      team.sync();
+      return;
+    }
+    const int nrow_used = s.con_count(w)[0] + s.lim_count(w)[0] + s.size.npd;
+    if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
+      for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
+      if (team.rank() == 0) {
+        s.stats(w)[0] = s.stats(w)[1] = 0;
+        s.cost(w)[0] = s.cost(w)[1] = 0;
+        status[w] |= kStatusConverged;
+      }
+      team.sync();
+      return;
+    }
+    for (int i = team.rank(); i < nv; i += team.size()) v[i] = state_in.qvel(w)[i];
+    team.sync();
+    mul_A(w, team, v_star, s.Avstar(w));
+
+    double* u = s.dp(w);  // v - v*, reused as A dv after the direction is known
+    So cost = So(0), cost_prev = So(0), alpha = So(0);
+    int ls_total = 0, k = 0, flags = 0, exit_reason = kExitOther;
+    for (;; ++k) {
+      // Cost, impulses and Hessians at v.
+      jacobian_product(w, team, v, s.vc(w));
+      const RowSums<So> rows = evaluate_rows(w, team, So(0), true, false);
+      for (int i = team.rank(); i < nv; i += team.size()) u[i] = v[i] - v_star[i];
+      team.sync();
+      mul_A(w, team, u, s.Au(w));
+      cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + rows.cost;
+      jacobian_transpose_gamma(w, team);
+      for (int i = team.rank(); i < nv; i += team.size()) s.grad(w)[i] = double(So(s.Au(w)[i]) - So(s.jtg(w)[i]));
+      team.sync();
+      // Optimality in sqrt(J) units: r = |D g|, s = max(|D A v|, |D J^T gamma|).
+      const So r = sqrt_(dot_nv(w, team, s.grad(w), s.grad(w), true));
+      So av2 = So(0);
+      for (int i = team.rank(); i < nv; i += team.size()) {
+        const So av = So(s.Au(w)[i]) + So(s.Avstar(w)[i]);
+        av2 += av * av / So(d.A(w)[i * m.nv_pad + i]);
+      }
+      av2 = team.reduce_sum(av2);
+      const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
+      const So scale = sqrt_(max_(av2, jg2));
+      const So threshold = So(p.abs_tol) + So(p.rel_tol) * scale;
+      const bool cost_ok = k > 0 && abs_(cost_prev - cost) < So(p.cost_abs_tol) +
+                                                               So(p.cost_rel_tol) * S_half() * (abs_(cost) + abs_(cost_prev)) &&
+                           alpha > S_half();
+      if (!isfinite_(cost) || !isfinite_(r)) {
+        flags |= kStatusNonFinite;
+        break;
+      }
+      if (team.rank() == 0) {
+        s.cost(w)[1] = double(r / max_(threshold, So(1e-30)));
+        if (k < s.size.ntrace) s.cost_trace(w)[k] = double(cost);
+      }
+      if (r <= threshold || cost_ok) {
+        flags |= kStatusConverged;
+        exit_reason = r <= threshold ? kExitOptimality : kExitCostStall;
+        break;
+      }
+      if (k == p.max_iterations) {
+        flags |= kStatusIterationLimit;
+        break;
+      }
+      // Newton direction and the line data.
+      assemble_hessian(w, team);
+      const bool ok = p.linear_solve_f32 ? newton_direction<float>(w, team) : newton_direction<double>(w, team);
+      if (!ok) {
+        flags |= kStatusFactorizationFailed;
+        break;
+      }
+      jacobian_product(w, team, s.dv(w), s.dvc(w));
+      const So d0 = dot_nv(w, team, s.grad(w), s.dv(w), false);  // l'(0)
+      mul_A(w, team, s.dv(w), u);                                  // u <- A dv
+      const So a2 = dot_nv(w, team, s.dv(w), u, false);
+      // b = dv^T A (v - v*) = dv . Au
+      const So b = dot_nv(w, team, s.dv(w), s.Au(w), false);
+      const So cost_A0 = cost - rows.cost;
+      if (!(d0 < So(0)) || !(a2 > So(0)) || !isfinite_(a2)) {
+        flags |= kStatusNotDescent;
+        break;
+      }
+      auto line = [&](So a, bool derivatives) {
+        const RowSums<So> rs = evaluate_rows(w, team, a, false, derivatives);
+        LineEval<So> e;
+        e.cost = cost_A0 + a * b + S_half() * a * a * a2 + rs.cost;
+        e.d1 = b + a * a2 - rs.dvc_gamma;
+        e.d2 = a2 + rs.dvc_G_dvc;
+        return e;
+      };
+      LineSearchResult<So> ls;
+      if (p.line_search == kLineSearchExact)
+        ls = line_search_exact<So>(line, cost, d0, p.ls);
+      else if (p.line_search == kLineSearchArmijo)
+        ls = line_search_armijo<So>(line, cost, d0, p.ls);
+      else
+        ls = line_search_monotone<So>(line, cost, p.ls);
+      ls_total += ls.iterations;
+      if (!ls.ok) {
+        flags |= kStatusLineSearchFailed;
+        break;
+      }
+      alpha = ls.alpha;
+      for (int i = team.rank(); i < nv; i += team.size()) v[i] = double(So(v[i]) + alpha * So(s.dv(w)[i]));
+      team.sync();
+      cost_prev = cost;
+    }
+    if (team.rank() == 0) {
+      s.stats(w)[0] = k;
+      s.stats(w)[1] = ls_total;
+      s.stats(w)[3] = exit_reason;
+      s.cost(w)[0] = double(cost);
+      status[w] |= flags;
+    }
+    team.sync();
+  }
+
+  SAP_HDI static So S_half() { return So(0.5); }
+};
+
+}  // namespace sap

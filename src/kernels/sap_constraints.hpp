@@ -1,0 +1,147 @@
+// SAP constraint functions (sap_math.md sections 2 and 5): for a constraint velocity vc each
+// returns the cost l(vc), the impulse gamma = -dl/dvc and the Hessian G = d^2 l / dvc^2 =
+// -dgamma/dvc (symmetric positive semi-definite). Written once for host and device.
+#pragma once
+
+#include "sap/backend/hd.hpp"
+
+namespace sap {
+
+// ---------------------------------------------------------------------------------------------
+// Regularised friction cone (SapFrictionConeConstraint). vc = [v_t1, v_t2, v_n] in the contact
+// frame (v_n > 0 separating). Parameters: R_t = sigma w, R_n (compliance), v_hat_n, mu.
+// Symmetric 3x3 matrices are stored as (00, 01, 02, 11, 12, 22).
+template <class S>
+struct FrictionConeParams {
+  S R_t, R_n, v_hat_n, mu;
+};
+
+enum ContactMode : int { kModeStiction = 0, kModeSliding = 1, kModeNoContact = 2 };
+
+// Soft-norm regulariser of |y_t| (N s): makes the direction t and G smooth at y_t = 0.
+template <class S>
+SAP_HDI S soft_norm_epsilon() {
+  return S(1e-7);
+}
+
+// y = R^-1 (v_hat - vc) projected onto the friction cone in the R-norm. Returns the mode.
+// gamma_out (3), cost_out, G_out (6, only when want_hessian).
+template <class S>
+SAP_HD int friction_cone(const FrictionConeParams<S>& p, const S* vc, S* gamma_out, S* cost_out, S* G_out,
+                         bool want_hessian) {
+  const S y_t0 = -vc[0] / p.R_t, y_t1 = -vc[1] / p.R_t;
+  const S y_n = (p.v_hat_n - vc[2]) / p.R_n;
+  const S eps = soft_norm_epsilon<S>();
+  const S y_r = sqrt_(y_t0 * y_t0 + y_t1 * y_t1 + eps * eps);
+  const S that0 = y_t0 / y_r, that1 = y_t1 / y_r;
+  const S mu = p.mu;
+  const S mu_hat = mu * p.R_t / p.R_n;   // mu R_t / R_n
+  const S mu_tilde2 = mu * mu_hat;       // mu~^2 = mu^2 R_t / R_n
+  const S f = S(1) / (S(1) + mu_tilde2);
+  int mode;
+  // Stiction: y inside the cone (impossible for mu = 0: y_r > 0 always).
+  if (mu > S(0) && y_r <= mu * y_n) {
+    mode = kModeStiction;
+    gamma_out[0] = y_t0;
+    gamma_out[1] = y_t1;
+    gamma_out[2] = y_n;
+  } else if (y_n > -mu_hat * y_r) {  // sliding (upper bound y_n < y_r / mu holds: not stiction)
+    mode = kModeSliding;
+    const S gn = f * (y_n + mu_hat * y_r);
+    gamma_out[0] = mu * gn * that0;
+    gamma_out[1] = mu * gn * that1;
+    gamma_out[2] = gn;
+  } else {
+    mode = kModeNoContact;
+    gamma_out[0] = gamma_out[1] = gamma_out[2] = S(0);
+  }
+  *cost_out = S(0.5) * (p.R_t * (gamma_out[0] * gamma_out[0] + gamma_out[1] * gamma_out[1]) +
+                        p.R_n * gamma_out[2] * gamma_out[2]);
+  if (!want_hessian) return mode;
+  if (mode == kModeStiction) {
+    G_out[0] = G_out[3] = S(1) / p.R_t;
+    G_out[5] = S(1) / p.R_n;
+    G_out[1] = G_out[2] = G_out[4] = S(0);
+  } else if (mode == kModeSliding) {
+    // G_tt = (mu / R_t) ((gamma_n / y_r) (I - t t^T) + mu_hat f t t^T)
+    // G_tn = (mu f / R_n) t,  G_nn = f / R_n.
+    const S gn = gamma_out[2];
+    const S a = gn / y_r, b = mu_hat * f, c = mu / p.R_t;
+    G_out[0] = c * (a * (S(1) - that0 * that0) + b * that0 * that0);
+    G_out[1] = c * (-a * that0 * that1 + b * that0 * that1);
+    G_out[3] = c * (a * (S(1) - that1 * that1) + b * that1 * that1);
+    const S d = mu * f / p.R_n;
+    G_out[2] = d * that0;
+    G_out[4] = d * that1;
+    G_out[5] = f / p.R_n;
+  } else {
+    for (int k = 0; k < 6; ++k) G_out[k] = S(0);
+  }
+  return mode;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One-sided limit row (SapLimitConstraint): gamma = max(0, y), y = (v_hat - vc) / R,
+// l = R gamma^2 / 2, G = 1/R while y > 0.
+template <class S>
+SAP_HDI S limit_row(S R, S v_hat, S vc, S* gamma_out, S* G_out) {
+  const S y = (v_hat - vc) / R;
+  const S g = y > S(0) ? y : S(0);
+  *gamma_out = g;
+  if (G_out) *G_out = y > S(0) ? S(1) / R : S(0);
+  return S(0.5) * R * g * g;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Implicit PD controller with effort limits (SapPdControllerConstraint) on one dof, vc = v_j:
+//   y(v) = -Kp (q0 + h v - q_d) - Kd (v - v_d) + u_ff,   c = h Kp + Kd
+//   gamma = h clamp(y, e_lo, e_hi),  l = (h / c) Phi(y),  G = h c inside the limits else 0
+// Phi(y) = y^2/2 inside; e_hi (y - e_hi/2) above; e_lo (y - e_lo/2) below (Phi' = clamp).
+template <class S>
+struct PdParams {
+  S Kp, Kd, q0, q_d, v_d, u_ff, e_lo, e_hi;
+};
+
+template <class S>
+SAP_HDI S pd_row(const PdParams<S>& p, S h, S vc, S* gamma_out, S* G_out) {
+  const S c = h * p.Kp + p.Kd;
+  const S y = -p.Kp * (p.q0 + h * vc - p.q_d) - p.Kd * (vc - p.v_d) + p.u_ff;
+  S phi;
+  if (y > p.e_hi) {
+    *gamma_out = h * p.e_hi;
+    phi = p.e_hi * (y - S(0.5) * p.e_hi);
+    if (G_out) *G_out = S(0);
+  } else if (y < p.e_lo) {
+    *gamma_out = h * p.e_lo;
+    phi = p.e_lo * (y - S(0.5) * p.e_lo);
+    if (G_out) *G_out = S(0);
+  } else {
+    *gamma_out = h * y;
+    phi = S(0.5) * y * y;
+    if (G_out) *G_out = h * c;
+  }
+  return h / c * phi;
+}
+
+// Near-rigid clamp of PD gains (Drake, PR #23115): if the compliance R = 1 / (h (h Kp + Kd)) is
+// below R_nr = beta^2 / (4 pi^2) w with w = 1 / A_jj, rescale the gains keeping Kd / Kp so that
+// h (h Kp + Kd) = 1 / R_nr.
+template <class S>
+SAP_HDI void pd_near_rigid_clamp(S h, S beta, S A_jj, S* Kp, S* Kd) {
+  const S R = S(1) / (h * (h * *Kp + *Kd));
+  const S R_nr = beta * beta / S(4 * kPi * kPi) / A_jj;
+  if (!(R < R_nr)) return;
+  if (h * *Kp > *Kd) {
+    const S tau = *Kd / *Kp;
+    const S kp = S(1) / (h * (h + tau) * R_nr);
+    *Kp = kp;
+    *Kd = tau * kp;
+  } else {
+    const S rho = *Kp / *Kd;
+    const S kd = S(1) / (h * (S(1) + h * rho) * R_nr);
+    *Kd = kd;
+    *Kp = rho * kd;
+  }
+}
+
+}  // namespace sap
