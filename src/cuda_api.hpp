@@ -27,3 +27,11 @@ std::unique_ptr<StageClock> make_clock(void* stream, int npoints);
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx);
 }  // namespace cuda
 }  // namespace sap
+
+// Collision pipeline launch (cuda/collision_cuda.cu).
+namespace sap {
+struct CollisionLaunch;
+namespace cuda {
+std::unique_ptr<CollisionLaunch> make_collision_launch(Context& ctx);
+}  // namespace cuda
+}  // namespace sap

@@ -24,3 +24,11 @@ void stream_sync(void*) { unavailable(); }
 std::unique_ptr<StageClock> make_clock(void*, int) { unavailable(); }
 std::unique_ptr<SolverLaunch> make_solver_launch(Context&) { unavailable(); }
 }  // namespace sap::cuda
+
+// Collision pipeline launch.
+#include "collision_launch.hpp"
+namespace sap::cuda {
+std::unique_ptr<CollisionLaunch> make_collision_launch(Context&) {
+  throw std::runtime_error("the CUDA backend is not compiled into this build (configure with -DSAP_WITH_CUDA=ON)");
+}
+}  // namespace sap::cuda

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sap/contacts.hpp"
 #include "sap/context.hpp"
@@ -28,6 +30,15 @@ class CollisionPipeline {
 
   // Total contacts dropped by the last collide() over all worlds (host read).
   long long last_dropped_total() const { return last_dropped_; }
+
+  // Candidate pairs whose shape combination has no narrow phase (a cylinder against anything
+  // but a plane). They never produce contacts; they are counted here, described in warnings()
+  // and reported once on stderr when the pipeline is built.
+  int unsupported_pair_count() const;
+  const std::vector<std::string>& warnings() const;
+  // Candidate pairs collided every call (model pairs minus the unsupported ones).
+  int active_pair_count() const;
+  Precision precision() const;
 
  private:
   struct Impl;

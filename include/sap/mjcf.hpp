@@ -26,6 +26,11 @@ struct ImportOptions {
   double default_stiffness = 0;    // 0: derive from solref/mass as documented
   double default_dissipation = -1; // < 0: derive from solref
   std::string name_prefix;         // prepended to every body/joint/geom/actuator name
+  // Elements that change the dynamics but have no counterpart in our model (tendons, equality
+  // constraints, colliding meshes, joint friction loss, ...) are rejected with an error by
+  // default; when true they are dropped with a warning instead (e.g. to compare M and bias of
+  // MuJoCo's humanoid, whose fixed tendons only act at their limits).
+  bool drop_unsupported = false;
 };
 
 // Appends the model in `path` to `builder` (top-level bodies attach to the world).

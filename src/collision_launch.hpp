@@ -1,0 +1,25 @@
+// The collision pipeline's launch: one virtual, implemented once as a template on the executor
+// (collision_launch_impl.hpp) and instantiated for the CPU (collision_backend_cpu.cpp) and CUDA
+// (cuda/collision_cuda.cu) backends. One call is one launch over all worlds.
+#pragma once
+
+#include <memory>
+
+#include "kernels/collision_world.hpp"
+#include "sap/context.hpp"
+#include "sap/contacts.hpp"
+#include "sap/solver_options.hpp"
+
+namespace sap {
+
+struct CollisionLaunch {
+  virtual ~CollisionLaunch() = default;
+  // Contacts of every world at qpos, narrow phase in precision p (one world per thread).
+  virtual void collide(Precision p, int nworld, const ModelView& m, Slab<const double> qpos,
+                       const CollisionWorkspaceView& ws, const CollisionPairsView& pairs,
+                       const ContactsView& contacts) = 0;
+};
+
+std::unique_ptr<CollisionLaunch> make_collision_launch_cpu(Context& ctx);
+
+}  // namespace sap

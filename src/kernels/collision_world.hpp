@@ -1,0 +1,184 @@
+// Collision of one world: forward kinematics, geom world poses, then every candidate pair in
+// order (bounding-sphere prune, narrow phase, material) appended to the world's contact slots.
+// One thread (CPU) or one CUDA thread handles a world, so the contact order is the pair order
+// whatever the thread count or batch size.
+#pragma once
+
+#include "kernels/collision_box.hpp"
+#include "kernels/collision_primitives.hpp"
+#include "kernels/kinematics.hpp"
+#include "sap/contacts.hpp"
+
+namespace sap {
+
+// Candidate pairs with a narrow phase, in model pair order, and their combined constants
+// (computed once on the host with combine_* from collision_primitives.hpp).
+struct CollisionPairsView {
+  int npair = 0;
+  const int* geom0 = nullptr;
+  const int* geom1 = nullptr;
+  const double* margin = nullptr;       // margin0 + margin1
+  const double* stiffness = nullptr;    // 3 per pair: combined k, k0, k1
+  const double* dissipation = nullptr;  // tau0 + tau1
+  const double* friction = nullptr;     // 2 mu0 mu1 / (mu0 + mu1)
+};
+
+// Per-world workspace owned by the pipeline.
+struct CollisionWorkspaceView {
+  Slab<double> xpos, xquat, xmat, xipos, xanchor, xaxis;  // body kinematics (forward_kinematics)
+  Slab<double> geom_xpos, geom_xmat;                      // geom world poses (3, 9 per geom)
+  Slab<int> seq;  // per contact slot: rank of the contact in the world's generation order
+};
+
+// Narrow phase for geoms ordered by type (t0 <= t1); 0 contacts for pairs without one.
+template <class S>
+SAP_HD int collide_ordered(int t0, const GeomFrame<S>& g0, int t1, const GeomFrame<S>& g1, S margin,
+                           ContactGeom<S>* out) {
+  switch (t0 * kNumGeomTypes + t1) {
+    case kGeomPlane * kNumGeomTypes + kGeomSphere: return collide_plane_sphere(g0, g1, margin, out);
+    case kGeomPlane * kNumGeomTypes + kGeomCapsule: return collide_plane_capsule(g0, g1, margin, out);
+    case kGeomPlane * kNumGeomTypes + kGeomBox: return collide_plane_box(g0, g1, margin, out);
+    case kGeomPlane * kNumGeomTypes + kGeomCylinder: return collide_plane_cylinder(g0, g1, margin, out);
+    case kGeomSphere * kNumGeomTypes + kGeomSphere: return collide_sphere_sphere(g0, g1, margin, out);
+    case kGeomSphere * kNumGeomTypes + kGeomCapsule: return collide_sphere_capsule(g0, g1, margin, out);
+    case kGeomSphere * kNumGeomTypes + kGeomBox: return collide_sphere_box(g0, g1, margin, out);
+    case kGeomCapsule * kNumGeomTypes + kGeomCapsule: return collide_capsule_capsule(g0, g1, margin, out);
+    case kGeomCapsule * kNumGeomTypes + kGeomBox: return collide_capsule_box(g0, g1, margin, out);
+    case kGeomBox * kNumGeomTypes + kGeomBox: return collide_box_box(g0, g1, margin, out);
+    default: return 0;
+  }
+}
+
+// Narrow phase for any order of the two geoms: a pair given as (type 1, type 0) is computed in
+// type order and mirrored (normal negated, witnesses swapped).
+template <class S>
+SAP_HD int collide_geoms(int t0, const GeomFrame<S>& g0, int t1, const GeomFrame<S>& g1, S margin,
+                         ContactGeom<S>* out) {
+  if (t0 <= t1) return collide_ordered(t0, g0, t1, g1, margin, out);
+  const int n = collide_ordered(t1, g1, t0, g0, margin, out);
+  for (int i = 0; i < n; ++i) {
+    const Vec3<S> x = out[i].x0;
+    out[i].x0 = out[i].x1;
+    out[i].x1 = x;
+    out[i].normal = -out[i].normal;
+  }
+  return n;
+}
+
+template <class S>
+SAP_HDI GeomFrame<S> load_geom_frame(const ModelView& m, const double* geom_xpos, const double* geom_xmat, int g) {
+  return {Vec3<S>::load(geom_xpos + 3 * g), Mat3<S>::load(geom_xmat + 9 * g), Vec3<S>::load(m.geom_size + 3 * g)};
+}
+
+// Bounding-sphere prune (geom_rbound about the geom center); a plane is unbounded, so the
+// other geom's sphere is tested against its half-space instead.
+template <class S>
+SAP_HDI bool bounds_overlap(const ModelView& m, int g0, int g1, const GeomFrame<S>& f0, const GeomFrame<S>& f1,
+                            S margin) {
+  const S slack = S(1) + S(1e-6);
+  if (m.geom_type[g0] == kGeomPlane)
+    return dot(f1.pos - f0.pos, f0.rot.col(2)) <= (S(m.geom_rbound[g1]) + margin) * slack;
+  const S reach = (S(m.geom_rbound[g0]) + S(m.geom_rbound[g1]) + margin) * slack;
+  return squared_norm(f1.pos - f0.pos) <= reach * reach;
+}
+
+// Swaps two contact slots of world w (all arrays and the generation rank).
+SAP_HDI void swap_contact_slots(const ContactsView& c, const Slab<int>& seq, int w, int i, int j) {
+#define SAP_X(name, type, dim)                                    \
+  for (int k = 0; k < (dim); ++k) {                               \
+    type* p = c.name(w);                                          \
+    const type tmp = p[(dim) * i + k];                            \
+    p[(dim) * i + k] = p[(dim) * j + k];                          \
+    p[(dim) * j + k] = tmp;                                       \
+  }
+  SAP_CONTACT_ARRAYS(SAP_X)
+#undef SAP_X
+  const int tmp = seq(w)[i];
+  seq(w)[i] = seq(w)[j];
+  seq(w)[j] = tmp;
+}
+
+template <class S>
+SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const CollisionPairsView& pairs, int w,
+                               int slot, int pair, const ContactGeom<S>& g) {
+  const int g0 = pairs.geom0[pair], g1 = pairs.geom1[pair];
+  c.geom(w)[2 * slot] = g0;
+  c.geom(w)[2 * slot + 1] = g1;
+  c.body(w)[2 * slot] = m.geom_bodyid[g0];
+  c.body(w)[2 * slot + 1] = m.geom_bodyid[g1];
+  g.x0.store(c.x0(w) + 3 * slot);
+  g.x1.store(c.x1(w) + 3 * slot);
+  g.normal.store(c.normal(w) + 3 * slot);
+  c.phi(w)[slot] = double(g.phi);
+  for (int k = 0; k < 3; ++k) c.stiffness(w)[3 * slot + k] = pairs.stiffness[3 * pair + k];
+  c.dissipation(w)[slot] = pairs.dissipation[pair];
+  c.friction(w)[slot] = pairs.friction[pair];
+}
+
+template <class S>
+SAP_HD void collide_world(const ModelView& m, const double* qpos, const CollisionWorkspaceView& ws,
+                          const CollisionPairsView& pairs, const ContactsView& c, int w) {
+  double* xpos = ws.xpos(w);
+  double* xmat = ws.xmat(w);
+  forward_kinematics<S>(m, qpos, xpos, ws.xquat(w), xmat, ws.xipos(w), ws.xanchor(w), ws.xaxis(w));
+  double* gpos = ws.geom_xpos(w);
+  double* gmat = ws.geom_xmat(w);
+  for (int g = 0; g < m.ngeom; ++g) {
+    const int b = m.geom_bodyid[g];
+    const Mat3<S> Rb = Mat3<S>::load(xmat + 9 * b);
+    (Vec3<S>::load(xpos + 3 * b) + Rb * Vec3<S>::load(m.geom_pos + 3 * g)).store(gpos + 3 * g);
+    (Rb * to_matrix(Quat<S>::load(m.geom_quat + 4 * g))).store(gmat + 9 * g);
+  }
+
+  // Contacts are appended in pair order. Past the capacity, a new contact replaces the
+  // shallowest kept one when it is strictly deeper (ties: the later one is dropped), so the
+  // kept set is the `capacity` smallest (phi, rank); every contact not kept counts in dropped.
+  const int cap = c.capacity;
+  double* phi_slot = c.phi(w);
+  int* seq = ws.seq(w);
+  int count = 0, dropped = 0, rank = 0;
+  ContactGeom<S> found[kMaxPairContacts];
+  for (int p = 0; p < pairs.npair; ++p) {
+    const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
+    const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
+    const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
+    const S margin = S(pairs.margin[p]);
+    if (!bounds_overlap(m, g0, g1, f0, f1, margin)) continue;
+    const int n = collide_ordered(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
+    for (int i = 0; i < n; ++i, ++rank) {
+      if (count < cap) {
+        write_contact_slot(c, m, pairs, w, count, p, found[i]);
+        seq[count++] = rank;
+        continue;
+      }
+      ++dropped;
+      if (cap == 0) continue;
+      int worst = 0;  // shallowest kept: largest phi, the latest rank on ties
+      for (int k = 1; k < cap; ++k)
+        if (phi_slot[k] > phi_slot[worst] || (phi_slot[k] == phi_slot[worst] && seq[k] > seq[worst])) worst = k;
+      if (double(found[i].phi) < phi_slot[worst]) {
+        write_contact_slot(c, m, pairs, w, worst, p, found[i]);
+        seq[worst] = rank;
+      }
+    }
+  }
+  // Replacements broke the pair order: restore it (insertion sort by rank, overflow only).
+  if (dropped > 0)
+    for (int i = 1; i < count; ++i)
+      for (int j = i; j > 0 && seq[j - 1] > seq[j]; --j) swap_contact_slots(c, ws.seq, w, j - 1, j);
+  c.count[w] = count;
+  c.dropped[w] = dropped;
+}
+
+// Launch functor: f(world, 0) collides one world.
+template <class S>
+struct CollisionKernel {
+  ModelView m;
+  Slab<const double> qpos;
+  CollisionWorkspaceView ws;
+  CollisionPairsView pairs;
+  ContactsView contacts;
+  SAP_HD void operator()(int w, int) const { collide_world<S>(m, qpos(w), ws, pairs, contacts, w); }
+};
+
+}  // namespace sap
