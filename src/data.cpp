@@ -28,6 +28,7 @@ void State::copy_from(const State& o) {
 Control::Control(const Model& m, int nworld, Backend b) {
   ctrl.allocate(b, nworld, static_cast<std::size_t>(m.nu));
   ctrl_vel.allocate(b, nworld, static_cast<std::size_t>(m.nu));
+  ctrl_ff.allocate(b, nworld, static_cast<std::size_t>(m.nu));
   qfrc_applied.allocate(b, nworld, static_cast<std::size_t>(m.nv));
 }
 

@@ -73,18 +73,20 @@ class State {
   Backend backend_ = Backend::CPU;
 };
 
-// Inputs of one step: actuator controls (nu), PD velocity targets (nu), applied generalized
-// forces (nv), all per world.
+// Inputs of one step, per world: actuator controls ctrl (nu: motor force, or position/velocity
+// target), PD velocity targets ctrl_vel (nu, pd actuators), feed-forward actuator forces ctrl_ff
+// (nu, position/velocity/pd actuators: added inside the PD law and clamped with it to the
+// force range, as Drake's PD actuators do), applied generalized forces qfrc_applied (nv).
 struct ControlView {
-  Slab<const double> ctrl, ctrl_vel, qfrc_applied;
+  Slab<const double> ctrl, ctrl_vel, ctrl_ff, qfrc_applied;
 };
 
 class Control {
  public:
   Control() = default;
   Control(const Model& m, int nworld, Backend b);
-  BatchedArray<double> ctrl, ctrl_vel, qfrc_applied;
-  ControlView view() const { return {ctrl.slab(), ctrl_vel.slab(), qfrc_applied.slab()}; }
+  BatchedArray<double> ctrl, ctrl_vel, ctrl_ff, qfrc_applied;
+  ControlView view() const { return {ctrl.slab(), ctrl_vel.slab(), ctrl_ff.slab(), qfrc_applied.slab()}; }
 };
 
 // Per-world workspace of the dynamics stages. X(name, type, per-world count).

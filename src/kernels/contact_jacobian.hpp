@@ -125,7 +125,6 @@ struct ConstraintSetupKernel {
     int* jdof = s.con_jac_dof(w) + s.size.njac * c;
     double* jval = s.con_jac_val(w) + 3 * s.size.njac * c;
     int nj = 0;
-    S W[6] = {S(0), S(0), S(0), S(0), S(0), S(0)};  // J diag(A)^-1 J^T (symmetric)
     while (d0 >= 0 || d1 >= 0) {
       const int dof = d0 > d1 ? d0 : d1;
       Vec3<S> vel = Vec3<S>::zero();
@@ -141,19 +140,14 @@ struct ConstraintSetupKernel {
       jdof[nj] = dof;
       jc.store(jval + 3 * nj);
       ++nj;
-      const S inv_a = S(1) / d.A(w)[dof * m.nv_pad + dof];
-      W[0] += jc[0] * jc[0] * inv_a;
-      W[1] += jc[0] * jc[1] * inv_a;
-      W[2] += jc[0] * jc[2] * inv_a;
-      W[3] += jc[1] * jc[1] * inv_a;
-      W[4] += jc[1] * jc[2] * inv_a;
-      W[5] += jc[2] * jc[2] * inv_a;
     }
     s.con_jac_n(w)[c] = nj;
 
     // Contact weight w_i, in the weight precision Sw, stored as cast64(fl_Sw(w)).
     S weight;
     if (p.weight_mode == kWeightDiagDelassus) {
+      S W[6];
+      diag_delassus<S>(w, jdof, jval, nj, W);
       const Sw fro2 = Sw(W[0] * W[0] + W[3] * W[3] + W[5] * W[5]) + Sw(2) * Sw(W[1] * W[1] + W[2] * W[2] + W[4] * W[4]);
       weight = S(max_(sqrt_(fro2) / Sw(3), Sw(1e-12)));
     } else {
@@ -177,6 +171,55 @@ struct ConstraintSetupKernel {
     prm[2] = -phi / (h + tau_d);
     prm[3] = mu;
     return true;
+  }
+
+  // W = J diag(A)^-1 J^T (symmetric, 6 entries) with the angular velocity of free and ball
+  // joints measured in the joint's parent frame (world for free bodies), as Drake and Warp
+  // do: diag(A)^-1 is not invariant under our body-frame angular velocity. For such a block
+  // with rotation Q (body frame -> parent frame) the columns become J Q^T and the diagonal
+  // that of Q A_block Q^T. All other dofs use diag(A) directly.
+  template <class S>
+  SAP_HD void diag_delassus(int w, const int* jdof, const double* jval, int nj, S* W) const {
+    for (int k = 0; k < 6; ++k) W[k] = S(0);
+    const double* A = d.A(w);
+    const int ld = m.nv_pad;
+    auto accumulate = [&](const Vec3<S>& jc, S a) {
+      const S inv = S(1) / a;
+      W[0] += jc[0] * jc[0] * inv;
+      W[1] += jc[0] * jc[1] * inv;
+      W[2] += jc[0] * jc[2] * inv;
+      W[3] += jc[1] * jc[1] * inv;
+      W[4] += jc[1] * jc[2] * inv;
+      W[5] += jc[2] * jc[2] * inv;
+    };
+    for (int e = 0; e < nj;) {
+      const int dof = jdof[e];
+      const int j = m.dof_jntid[dof];
+      const int t = m.jnt_type[j];
+      const int r0 = m.jnt_dofadr[j] + (t == kJointFree ? 3 : 0);  // first rotational dof
+      // Entries are in decreasing dof order: a full rotational block reads r0+2, r0+1, r0.
+      if ((t == kJointFree || t == kJointBall) && dof == r0 + 2 && e + 2 < nj && jdof[e + 2] == r0) {
+        Mat3<S> Q;  // body frame -> frame of measurement
+        if (t == kJointFree) {
+          Q = Mat3<S>::load(d.xmat(w) + 9 * m.jnt_bodyid[j]);
+        } else {
+          Q = to_matrix(normalized(Quat<S>::load(state_in.qpos(w) + m.jnt_qposadr[j])));
+        }
+        Mat3<S> Ab, Jb;  // block of A; Jb columns = d vc / d w_body_k
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) {
+            Ab(r, c) = S(A[(r0 + r) * ld + (r0 + c)]);
+            Jb(r, c) = S(jval[3 * (e + 2 - c) + r]);
+          }
+        const Mat3<S> Aq = Q * Ab * transpose(Q);
+        const Mat3<S> Jq = Jb * transpose(Q);
+        for (int k = 0; k < 3; ++k) accumulate(Jq.col(k), Aq(k, k));
+        e += 3;
+        continue;
+      }
+      accumulate(Vec3<S>::load(jval + 3 * e), S(A[dof * ld + dof]));
+      ++e;
+    }
   }
 
   // Drake's limit rows: lower/upper rows of limited hinge/slide joints within the window
@@ -217,7 +260,8 @@ struct ConstraintSetupKernel {
   }
 
   // PD rows of position/velocity/pd actuators. With gear g the actuator force F acts as g F
-  // on the dof: Kp = g^2 kp, Kd = g^2 kd, targets ctrl / g, effort limits g * forcerange.
+  // on the dof: Kp = g^2 kp, Kd = g^2 kd, targets ctrl / g, feed-forward g ctrl_ff, effort
+  // limits g * forcerange (on the total, PD plus feed-forward).
   SAP_HD void setup_pd(int w) const {
     int r = 0;
     const double h = p.h;
@@ -243,7 +287,7 @@ struct ConstraintSetupKernel {
       pp[2] = state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]];
       pp[3] = type == kActVelocity ? 0.0 : ctrl / g;
       pp[4] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
-      pp[5] = 0.0;
+      pp[5] = g * control.ctrl_ff(w)[u];
       pp[6] = e_lo;
       pp[7] = e_hi;
       s.pd_dof(w)[r] = dof;
