@@ -3,6 +3,8 @@
 // perturbations are deterministic Gaussians; control schedules follow their formulas.
 #include <gtest/gtest.h>
 
+#include "sap/simulator.hpp"
+
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
@@ -49,37 +51,21 @@ bool all_finite(const std::vector<double>& v) {
 // Runs `steps` steps of a scene on the CPU backend with the collision pipeline and the scene's
 // contact capacity; returns the final qpos of every world and, in *dropped_at_start, the
 // contacts the initial state would drop for lack of capacity.
-std::vector<std::vector<double>> run_scene(const sap::Scene& s, int nworld, int steps, long long* dropped_at_start) {
-  sap::Context ctx(sap::Backend::CPU, 2);
-  sap::SolverSAP solver(s.model, ctx, nworld, s.solver);
-  sap::State a(s.model, nworld, sap::Backend::CPU), b(s.model, nworld, sap::Backend::CPU);
-  sap::Control c(s.model, nworld, sap::Backend::CPU);
-  sap::Contacts contacts(nworld, s.max_rigid_contact, sap::Backend::CPU);
-  sap::CollisionPipeline collision(s.model, ctx, nworld);
-  for (int w = 0; w < nworld; ++w) {
-    std::vector<double> q, v;
-    sap::scene_initial_state(s, w, q, v);
-    a.qpos.world_from_host(w, q.data());
-    a.qvel.world_from_host(w, v.data());
-  }
+std::vector<std::vector<double>> run_scene(const sap::Scene& s, int nworld, int steps, long long* dropped_at_start,
+                                           int* failed_worlds) {
+  sap::SimulatorOptions o;
+  o.nworld = nworld;
+  o.backend = sap::Backend::CPU;
+  o.threads = 2;
+  sap::Simulator sim(s, o);
+  *failed_worlds = 0;
   for (int k = 0; k < steps; ++k) {
-    if (s.model.nu > 0) {
-      for (int w = 0; w < nworld; ++w) {
-        std::vector<double> u, uv;
-        sap::scene_control(s, k * s.dt, w, u, uv);
-        c.ctrl.world_from_host(w, u.data());
-        c.ctrl_vel.world_from_host(w, uv.data());
-      }
-    }
-    if (s.max_rigid_contact > 0) {
-      collision.collide(a, contacts);
-      if (k == 0) *dropped_at_start = collision.last_dropped_total();
-    }
-    solver.step(a, b, c, contacts, s.dt);
-    std::swap(a, b);
+    sim.step();
+    if (k == 0) *dropped_at_start = sim.collision().last_dropped_total();
+    *failed_worlds = std::max<int>(*failed_worlds, static_cast<int>(sim.failed_worlds().size()));
   }
   std::vector<std::vector<double>> out;
-  for (int w = 0; w < nworld; ++w) out.push_back(a.qpos.world_to_host(w));
+  for (int w = 0; w < nworld; ++w) out.push_back(sim.state().qpos.world_to_host(w));
   return out;
 }
 
@@ -131,9 +117,11 @@ TEST(SceneJson, EveryLibrarySceneLoadsAndSteps) {
     EXPECT_GT(s.model.nv, 0);
     const int nworld = std::min(s.num_worlds, 2);
     long long dropped = 0;
-    const auto q = run_scene(s, nworld, 100, &dropped);
+    int failed = 0;
+    const auto q = run_scene(s, nworld, 100, &dropped, &failed);
     for (const auto& qw : q) EXPECT_TRUE(all_finite(qw));
     EXPECT_EQ(dropped, 0) << "max_rigid_contact is too small for the initial state";
+    EXPECT_EQ(failed, 0) << "worlds failed (non-finite or factorisation)";
   }
   if (!missing_assets.empty()) {
     std::string all;

@@ -1,0 +1,214 @@
+// Whole scenes through the Simulator (collision + SAP): stacking, the two Warp scenes, and the
+// consistency of the presets (approx32 ~ approx64; drake = approx64 + its four mode choices).
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+
+#include "sap/simulator.hpp"
+
+using namespace sap;
+
+namespace {
+
+std::string scene_path(const std::string& name) { return std::string(SAP_SOURCE_DIR) + "/scenes/" + name + ".json"; }
+
+SimulatorOptions cpu(int nworld = 1) {
+  SimulatorOptions o;
+  o.nworld = nworld;
+  o.backend = Backend::CPU;
+  o.threads = 2;
+  return o;
+}
+
+Eigen::VectorXd host(const BatchedArray<double>& a, int w) {
+  const std::vector<double> h = a.world_to_host(w);
+  return Eigen::Map<const Eigen::VectorXd>(h.data(), static_cast<Eigen::Index>(h.size()));
+}
+
+// World position and z axis of the body of free joint j.
+struct FreePose {
+  Eigen::Vector3d p, z_axis;
+};
+FreePose free_pose(const Model& m, const Eigen::VectorXd& q, int joint) {
+  const int a = m.jnt_qposadr[static_cast<std::size_t>(joint)];
+  const Eigen::Quaterniond r(q[a + 3], q[a + 4], q[a + 5], q[a + 6]);
+  return {q.segment<3>(a), r.normalized().toRotationMatrix().col(2)};
+}
+
+}  // namespace
+
+// Five stacked cubes stay standing for 5 s: every box keeps its column (drift < 5 mm), its
+// height (within the contact compression) and stays upright; no world fails.
+TEST(Scenes, FiveBoxStackStaysStandingFor5s) {
+  const Scene scene = load_scene(scene_path("box_stack_5"));
+  for (const char* preset : {"approx32", "drake"}) {
+    SimulatorOptions o = cpu();
+    o.override_solver = true;
+    o.solver = scene.solver;
+    o.solver.contact_preset_variant = preset;
+    Simulator sim(scene, o);
+    const Eigen::VectorXd q0 = host(sim.state().qpos, 0);
+    const int steps = static_cast<int>(std::lround(5.0 / scene.dt));
+    for (int k = 0; k < steps; ++k) sim.step();
+    EXPECT_TRUE(sim.failed_worlds().empty()) << preset;
+    const Eigen::VectorXd q = host(sim.state().qpos, 0);
+    for (int j = 0; j < scene.model.njnt; ++j) {
+      const FreePose a = free_pose(scene.model, q0, j), b = free_pose(scene.model, q, j);
+      EXPECT_LT((b.p - a.p).head<2>().norm(), 5e-3) << preset << " box " << j;
+      // Settling closes the 1 mm gaps and compresses the contacts a little: < 1 cm per level.
+      EXPECT_NEAR(b.p.z(), a.p.z(), 0.01 * (j + 1)) << preset << " box " << j;
+      EXPECT_GT(b.z_axis.z(), 0.999) << preset << " box " << j;
+    }
+    EXPECT_LT(host(sim.state().qvel, 0).norm(), 1e-2) << preset;
+  }
+}
+
+// Warp's free_cube: released spinning above the ground, the cube lands and comes to rest on a
+// face: at rest, center at its half-size above the ground, one body axis vertical.
+TEST(Scenes, FreeCubeSpinsLandsAndRests) {
+  const Scene scene = load_scene(scene_path("free_cube"));
+  Simulator sim(scene, cpu());
+  const Eigen::VectorXd v0 = host(sim.state().qvel, 0);
+  EXPECT_GT(v0.tail<3>().norm(), 5.0);  // it starts spinning
+  double min_z = 1e9;
+  const int steps = static_cast<int>(std::lround(3.0 / scene.dt));
+  for (int k = 0; k < steps; ++k) {
+    sim.step();
+    min_z = std::min(min_z, host(sim.state().qpos, 0)[2]);
+  }
+  EXPECT_TRUE(sim.failed_worlds().empty());
+  const Eigen::VectorXd q = host(sim.state().qpos, 0), v = host(sim.state().qvel, 0);
+  EXPECT_LT(v.norm(), 1e-2) << v.transpose();
+  const double half = 0.02;
+  EXPECT_NEAR(q[2], half, 2e-3);   // resting on a face (within the contact compression)
+  EXPECT_GT(min_z, half - 5e-3);    // never tunnels into the ground
+  const Eigen::Matrix3d R = Eigen::Quaterniond(q[3], q[4], q[5], q[6]).normalized().toRotationMatrix();
+  EXPECT_GT(R.row(2).cwiseAbs().maxCoeff(), 0.999);  // a body axis is vertical
+}
+
+// Warp's multi_joints: the limited prismatic joint stays within [-0.3, 0.3] (up to the
+// compliance of the limit constraint at h = 10 ms); the two free 1 m boxes come to rest (rb1
+// falls onto the edge of rb2) without interpenetrating (every contact phi > -1 cm) and above
+// the ground; nothing fails.
+TEST(Scenes, MultiJointsRespectsLimitsAndSettles) {
+  const Scene scene = load_scene(scene_path("multi_joints"));
+  Simulator sim(scene, cpu());
+  const Model& m = scene.model;
+  int prismatic = -1;
+  for (int j = 0; j < m.njnt; ++j)
+    if (m.jnt_type[static_cast<std::size_t>(j)] == kJointSlide) prismatic = j;
+  ASSERT_GE(prismatic, 0);
+  ASSERT_TRUE(m.jnt_limited[static_cast<std::size_t>(prismatic)]);
+  const double lo = m.jnt_range[2 * static_cast<std::size_t>(prismatic)];
+  const double hi = m.jnt_range[2 * static_cast<std::size_t>(prismatic) + 1];
+  const int qa = m.jnt_qposadr[static_cast<std::size_t>(prismatic)];
+  double qmin = 1e9, qmax = -1e9;
+  const int steps = static_cast<int>(std::lround(4.0 / scene.dt));
+  for (int k = 0; k < steps; ++k) {
+    sim.step();
+    const double x = host(sim.state().qpos, 0)[qa];
+    qmin = std::min(qmin, x);
+    qmax = std::max(qmax, x);
+  }
+  EXPECT_TRUE(sim.failed_worlds().empty());
+  EXPECT_GE(qmin, lo - 5e-3);
+  EXPECT_LE(qmax, hi + 5e-3);
+  EXPECT_LT(qmin, lo + 0.05);  // gravity drives the slider onto its lower limit
+  const Eigen::VectorXd q = host(sim.state().qpos, 0), v = host(sim.state().qvel, 0);
+  const int ncon = sim.contacts().counts_host()[0];
+  const std::vector<double> phi = sim.contacts().phi.world_to_host(0);
+  EXPECT_GT(ncon, 0);
+  for (int c = 0; c < ncon; ++c) EXPECT_GT(phi[static_cast<std::size_t>(c)], -0.01) << "contact " << c;
+  for (int j = 0; j < m.njnt; ++j) {
+    if (m.jnt_type[static_cast<std::size_t>(j)] != kJointFree) continue;
+    const int b = m.jnt_bodyid[static_cast<std::size_t>(j)];
+    const int da = m.jnt_dofadr[static_cast<std::size_t>(j)];
+    EXPECT_LT(v.segment<6>(da).norm(), 0.05) << m.body_names[static_cast<std::size_t>(b)];
+    EXPECT_GT(q[m.jnt_qposadr[static_cast<std::size_t>(j)] + 2], 0.49) << m.body_names[static_cast<std::size_t>(b)];
+  }
+}
+
+namespace {
+// One step of `options` from the state `from` of a scene; returns qvel and qpos of world 0.
+std::pair<Eigen::VectorXd, Eigen::VectorXd> one_step(const Scene& scene, const SolverOptions& options,
+                                                     const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  SimulatorOptions o = cpu();
+  o.override_solver = true;
+  o.solver = options;
+  Simulator sim(scene, o);
+  sim.state().qpos.world_from_host(0, q.data());
+  sim.state().qvel.world_from_host(0, v.data());
+  sim.step();
+  return {host(sim.state().qvel, 0), host(sim.state().qpos, 0)};
+}
+}  // namespace
+
+class PresetConsistency : public ::testing::TestWithParam<std::string> {};
+
+// approx32 and approx64 agree closely; drake equals approx64 with its four mode choices
+// overridden (weights, contact point, position map, Coriolis); each of those overrides alone
+// changes the step (so each is wired), the precision overrides alone reproduce approx32.
+TEST_P(PresetConsistency, PresetsDifferOnlyWhereTheirModesDiffer) {
+  const Scene scene = load_scene(scene_path(GetParam()));
+  // A state in contact: advance the scene 0.3 s with its own options.
+  Simulator warm(scene, cpu());
+  for (int k = 0; k < static_cast<int>(0.3 / scene.dt); ++k) warm.step();
+  const Eigen::VectorXd q = host(warm.state().qpos, 0);
+  Eigen::VectorXd v = host(warm.state().qvel, 0);
+  ASSERT_GT(warm.contacts().counts_host()[0], 0) << "the consistency check needs contacts";
+  // Sliding and spinning contacts make every mode matter (at a symmetric rest they need not).
+  for (int j = 0; j < scene.model.njnt; ++j)
+    if (scene.model.jnt_type[static_cast<std::size_t>(j)] == kJointFree) {
+      const int da = scene.model.jnt_dofadr[static_cast<std::size_t>(j)];
+      v.segment<6>(da) += (Eigen::VectorXd(6) << 0.3, -0.2, 0.0, 0.5, 0.4, 1.0).finished();
+    }
+
+  SolverOptions base = scene.solver;
+  base.contact_preset_variant = "approx64";
+  const auto r64 = one_step(scene, base, q, v);
+  SolverOptions o32 = base;
+  o32.contact_preset_variant = "approx32";
+  const auto r32 = one_step(scene, o32, q, v);
+  const double scale = std::max(1.0, r64.first.norm());
+  EXPECT_LT((r32.first - r64.first).norm() / scale, 1e-3) << "approx32 vs approx64";
+
+  SolverOptions drake = base;
+  drake.contact_preset_variant = "drake";
+  const auto rd = one_step(scene, drake, q, v);
+  SolverOptions all = base;
+  all.contact_weight_mode = ContactWeightMode::DiagDelassus;
+  all.contact_point_mode = ContactPointMode::ContactMidpoint;
+  all.position_integration = PositionIntegrationMode::SapEuler;
+  all.coriolis = CoriolisMode::Explicit;
+  const auto ra = one_step(scene, all, q, v);
+  EXPECT_EQ((ra.first - rd.first).norm(), 0.0) << "approx64 + drake's modes must be drake";
+  EXPECT_EQ((ra.second - rd.second).norm(), 0.0);
+
+  // Precision overrides alone turn approx64 into approx32 exactly.
+  SolverOptions prec = base;
+  prec.free_motion_solve_precision = Precision::F32;
+  prec.contact_linear_solve_precision = Precision::F32;
+  prec.sap_contact_weight_precision = Precision::F32;
+  prec.use_f64_boundary_pose = false;
+  const auto rp = one_step(scene, prec, q, v);
+  EXPECT_EQ((rp.first - r32.first).norm(), 0.0);
+
+  // Each mode override alone changes the step.
+  auto with = [&](auto set) {
+    SolverOptions o = base;
+    set(o);
+    return one_step(scene, o, q, v);
+  };
+  const auto rw = with([](SolverOptions& o) { o.contact_weight_mode = ContactWeightMode::DiagDelassus; });
+  const auto rc = with([](SolverOptions& o) { o.contact_point_mode = ContactPointMode::ContactMidpoint; });
+  const auto ri = with([](SolverOptions& o) { o.position_integration = PositionIntegrationMode::SapEuler; });
+  EXPECT_GT((rw.first - r64.first).norm(), 0.0) << "contact_weight_mode has no effect";
+  EXPECT_GT((rc.first - r64.first).norm(), 0.0) << "contact_point_mode has no effect";
+  EXPECT_EQ((ri.first - r64.first).norm(), 0.0) << "position_integration must not change velocities";
+  EXPECT_GT((ri.second - r64.second).norm(), 0.0) << "position_integration has no effect on positions";
+}
+
+INSTANTIATE_TEST_SUITE_P(ContactScenes, PresetConsistency,
+                         ::testing::Values("box_stack_5", "sphere_on_ground", "box_on_incline", "free_cube",
+                                           "multi_joints"));
