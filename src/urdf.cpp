@@ -1,0 +1,382 @@
+// URDF importer: links, joints, inertials and collision primitives mapped onto ModelBuilder.
+// See docs/model-import.md for the supported subset and the conventions.
+//
+// A link's frame is the frame of the joint that attaches it to its parent (URDF convention), so
+// the child body is placed at the joint origin and the joint anchor is the body origin. Bodies
+// are created depth first from the root link, children in the document order of their joints.
+#include <tinyxml2.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "import_common.hpp"
+#include "sap/mjcf.hpp"
+
+namespace sap {
+namespace {
+
+using import::fail;
+using tinyxml2::XMLElement;
+
+struct UPose {
+  Vec3d pos{0, 0, 0};
+  Quatd quat{1, 0, 0, 0};
+};
+
+struct ULink {
+  const XMLElement* el = nullptr;
+  std::string name;
+  double mass = 0;
+  Vec3d com{0, 0, 0};
+  import::Sym6 inertia{0, 0, 0, 0, 0, 0};
+  std::vector<std::pair<const XMLElement*, GeomSpec>> geoms;
+  int builder_index = 0;
+};
+
+struct UJoint {
+  const XMLElement* el = nullptr;
+  std::string name, type, parent, child;
+  UPose origin;
+  Vec3d axis{1, 0, 0};
+  bool has_limit = false;
+  double lower = 0, upper = 0;
+  double damping = 0;
+};
+
+class UrdfImporter {
+ public:
+  UrdfImporter(ModelBuilder& b, const ImportOptions& o, bool floating) : builder_(b), opt_(o), floating_(floating) {}
+
+  void run(const std::string& path, ImportReport* report) {
+    path_ = path;
+    const tinyxml2::XMLError err = doc_.LoadFile(path.c_str());
+    if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND || err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED)
+      fail(path, "cannot open file '" + path + "'");
+    if (err != tinyxml2::XML_SUCCESS)
+      fail(path + ":" + std::to_string(doc_.ErrorLineNum()), std::string("XML parse error: ") + doc_.ErrorStr());
+    const XMLElement* robot = doc_.RootElement();
+    if (!robot || std::strcmp(robot->Name(), "robot"))
+      fail(import::location(path, robot), std::string("expected a <robot> root element, got <") +
+                                              (robot ? robot->Name() : "nothing") + ">");
+    for (const XMLElement* e = robot->FirstChildElement(); e; e = e->NextSiblingElement()) {
+      const std::string t = e->Name();
+      if (t == "link") read_link(e);
+      else if (t == "joint") read_joint(e);
+      else if (t == "material") continue;  // visual
+      else if (t == "gazebo" || t == "transmission")
+        rep_.warn(t, where(e), "<" + t + "> ignored: simulator/actuation extensions are not imported");
+      else
+        rep_.warn("elem:" + t, where(e), "<" + t + "> ignored: unknown URDF element");
+    }
+    if (links_.empty()) fail(where(robot), "the robot has no links");
+    build();
+    rep_.flush(report);
+  }
+
+ private:
+  ModelBuilder& builder_;
+  ImportOptions opt_;
+  bool floating_;
+  std::string path_;
+  tinyxml2::XMLDocument doc_;
+  import::Reporter rep_;
+  std::vector<ULink> links_;
+  std::map<std::string, int> link_index_;
+  std::vector<UJoint> joints_;
+
+  std::string where(const XMLElement* e) const { return import::location(path_, e); }
+  std::string prefixed(const std::string& name) const { return name.empty() ? name : opt_.name_prefix + name; }
+  void unsupported(const XMLElement* e, const std::string& what, const std::string& why) {
+    if (!opt_.drop_unsupported)
+      fail(where(e), what + " is not supported: " + why + " (ImportOptions::drop_unsupported drops it with a warning)");
+    rep_.warn("dropped:" + what, where(e), what + " dropped: " + why);
+  }
+  std::string required(const XMLElement* e, const char* attr) const {
+    const char* v = e->Attribute(attr);
+    if (!v || !*v) fail(where(e), std::string("<") + e->Name() + "> needs a '" + attr + "' attribute");
+    return v;
+  }
+  double number(const XMLElement* e, const char* attr, double fallback, bool needed = false) const {
+    double v = fallback;
+    if (!import::read_double(path_, e, attr, v) && needed)
+      fail(where(e), std::string("<") + e->Name() + "> needs a '" + attr + "' attribute");
+    return v;
+  }
+  UPose origin(const XMLElement* parent) const {
+    UPose p;
+    const XMLElement* o = parent->FirstChildElement("origin");
+    if (!o) return p;
+    import::read_fixed(path_, o, "xyz", 3, p.pos.data());
+    Vec3d rpy{0, 0, 0};
+    if (import::read_fixed(path_, o, "rpy", 3, rpy.data())) p.quat = import::quat_from_rpy(rpy);
+    return p;
+  }
+
+  void read_link(const XMLElement* e) {
+    ULink l;
+    l.el = e;
+    l.name = required(e, "name");
+    if (link_index_.count(l.name)) fail(where(e), "repeated link name '" + l.name + "'");
+    if (const XMLElement* in = e->FirstChildElement("inertial")) {
+      const UPose o = origin(in);
+      const XMLElement* m = in->FirstChildElement("mass");
+      if (!m) fail(where(in), "<inertial> needs a <mass>");
+      l.mass = number(m, "value", 0, true);
+      if (!(l.mass >= 0)) fail(where(m), "mass must be non-negative");
+      const XMLElement* I = in->FirstChildElement("inertia");
+      if (!I) fail(where(in), "<inertial> needs an <inertia>");
+      // URDF inertia is about the com in the inertial frame; rotate it into the link frame.
+      const import::Sym6 local{number(I, "ixx", 0, true), number(I, "iyy", 0, true), number(I, "izz", 0, true),
+                               number(I, "ixy", 0, true), number(I, "ixz", 0, true), number(I, "iyz", 0, true)};
+      l.com = o.pos;
+      l.inertia = import::rotate_inertia(o.quat, local);
+    }
+    for (const XMLElement* c = e->FirstChildElement("collision"); c; c = c->NextSiblingElement("collision")) {
+      const XMLElement* geo = c->FirstChildElement("geometry");
+      if (!geo || !geo->FirstChildElement()) fail(where(c), "<collision> needs a <geometry> with a shape");
+      const XMLElement* shape = geo->FirstChildElement();
+      const std::string t = shape->Name();
+      GeomSpec g;
+      if (const char* nm = c->Attribute("name")) g.name = prefixed(nm);
+      const UPose o = origin(c);
+      g.pos = o.pos;
+      g.quat = o.quat;
+      if (t == "box") {
+        double s[3];
+        if (!import::read_fixed(path_, shape, "size", 3, s)) fail(where(shape), "<box> needs a 'size'");
+        g.type = kGeomBox;
+        g.size = {0.5 * s[0], 0.5 * s[1], 0.5 * s[2]};  // URDF gives full extents
+      } else if (t == "sphere") {
+        g.type = kGeomSphere;
+        g.size = {number(shape, "radius", 0, true), 0, 0};
+      } else if (t == "cylinder" || t == "capsule") {
+        g.type = t == "cylinder" ? kGeomCylinder : kGeomCapsule;
+        // length is the full length of the cylindrical part, along the local z axis
+        g.size = {number(shape, "radius", 0, true), 0.5 * number(shape, "length", 0, true), 0};
+      } else if (t == "mesh") {
+        rep_.warn("collision-mesh", where(shape), "collision mesh skipped: meshes are not supported as collision shapes");
+        continue;
+      } else {
+        fail(where(shape), "unknown collision geometry <" + t + "> (expected box, sphere, cylinder, capsule or mesh)");
+      }
+      const int need = g.type == kGeomSphere ? 1 : g.type == kGeomBox ? 3 : 2;
+      for (int k = 0; k < need; ++k)
+        if (!(g.size[static_cast<std::size_t>(k)] > 0)) fail(where(shape), "<" + t + "> dimensions must be positive");
+      g.friction = 1.0;  // URDF has no friction; MuJoCo's default
+      l.geoms.push_back({shape, g});
+    }
+    if (e->FirstChildElement("visual")) rep_.warn("visual", where(e->FirstChildElement("visual")), "<visual> ignored: no effect on the dynamics");
+    link_index_[l.name] = static_cast<int>(links_.size());
+    links_.push_back(l);
+  }
+
+  void read_joint(const XMLElement* e) {
+    UJoint j;
+    j.el = e;
+    j.name = required(e, "name");
+    j.type = required(e, "type");
+    static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
+    if (!types.count(j.type))
+      fail(where(e), "joint '" + j.name + "': unknown type '" + j.type + "' (expected revolute, continuous, prismatic, fixed, floating)");
+    const XMLElement* p = e->FirstChildElement("parent");
+    const XMLElement* c = e->FirstChildElement("child");
+    if (!p || !c) fail(where(e), "joint '" + j.name + "' needs <parent link=...> and <child link=...>");
+    j.parent = required(p, "link");
+    j.child = required(c, "link");
+    j.origin = origin(e);
+    if (const XMLElement* a = e->FirstChildElement("axis")) {
+      if (!import::read_fixed(path_, a, "xyz", 3, j.axis.data())) fail(where(a), "<axis> needs 'xyz'");
+      const double n = import::norm3(j.axis);
+      if (!(n > 1e-12)) fail(where(a), "joint axis must be non-zero");
+      j.axis = {j.axis[0] / n, j.axis[1] / n, j.axis[2] / n};
+    }
+    if (const XMLElement* l = e->FirstChildElement("limit")) {
+      j.lower = number(l, "lower", 0);
+      j.upper = number(l, "upper", 0);
+      j.has_limit = true;
+      if (l->Attribute("effort") || l->Attribute("velocity"))
+        rep_.warn("effort", where(l), "joint effort/velocity limits ignored: URDF declares no actuators (add them in the scene)");
+    }
+    if (const XMLElement* d = e->FirstChildElement("dynamics")) {
+      j.damping = number(d, "damping", 0);
+      if (j.damping < 0) fail(where(d), "damping must be non-negative");
+      if (number(d, "friction", 0) != 0) unsupported(d, "joint friction", "dry joint friction has no counterpart in the model");
+    }
+    if (e->FirstChildElement("mimic")) unsupported(e->FirstChildElement("mimic"), "<mimic>", "coupled joints have no counterpart in the model");
+    if (j.type == "planar") unsupported(e, "planar joint", "planar joints have no counterpart in the model (treated as fixed)");
+    if (j.type == "revolute" || j.type == "prismatic") {
+      if (!j.has_limit) fail(where(e), "joint '" + j.name + "': a " + j.type + " joint needs a <limit>");
+      if (!(j.lower <= j.upper)) fail(where(e), "joint '" + j.name + "': limit lower must not exceed upper");
+    }
+    joints_.push_back(j);
+  }
+
+  void build() {
+    std::map<std::string, int> parent_joint;
+    std::map<std::string, std::vector<int>> children;
+    for (std::size_t i = 0; i < joints_.size(); ++i) {
+      const UJoint& j = joints_[i];
+      if (!link_index_.count(j.parent)) fail(where(j.el), "joint '" + j.name + "': unknown parent link '" + j.parent + "'");
+      if (!link_index_.count(j.child)) fail(where(j.el), "joint '" + j.name + "': unknown child link '" + j.child + "'");
+      if (parent_joint.count(j.child))
+        fail(where(j.el), "link '" + j.child + "' is the child of two joints ('" +
+                              joints_[static_cast<std::size_t>(parent_joint[j.child])].name + "' and '" + j.name + "')");
+      parent_joint[j.child] = static_cast<int>(i);
+      children[j.parent].push_back(static_cast<int>(i));
+    }
+    std::vector<int> roots;
+    for (std::size_t i = 0; i < links_.size(); ++i)
+      if (!parent_joint.count(links_[i].name)) roots.push_back(static_cast<int>(i));
+    if (roots.size() != 1) {
+      std::string names;
+      for (int r : roots) names += (names.empty() ? "'" : ", '") + links_[static_cast<std::size_t>(r)].name + "'";
+      fail(where(doc_.RootElement()), roots.empty() ? "the joints form a cycle (no root link)"
+                                                    : "expected one root link, found " + std::to_string(roots.size()) + ": " + names);
+    }
+    // Pre-order traversal; collect bodies to compute tree masses before emitting geoms.
+    struct Item {
+      int link, joint;  // joint attaching the link to its parent (-1 for the root)
+    };
+    std::vector<Item> order;
+    std::vector<int> stack{roots[0]};
+    std::vector<int> via{-1};
+    std::set<int> seen;
+    while (!stack.empty()) {
+      const int l = stack.back(), jv = via.back();
+      stack.pop_back();
+      via.pop_back();
+      if (!seen.insert(l).second) fail(where(links_[static_cast<std::size_t>(l)].el), "link reached twice (cycle)");
+      order.push_back({l, jv});
+      const auto it = children.find(links_[static_cast<std::size_t>(l)].name);
+      if (it == children.end()) continue;
+      for (auto r = it->second.rbegin(); r != it->second.rend(); ++r) {
+        stack.push_back(link_index_[joints_[static_cast<std::size_t>(*r)].child]);
+        via.push_back(*r);
+      }
+    }
+    if (order.size() != links_.size()) fail(where(doc_.RootElement()), "some links are not connected to the root");
+
+    // A root link named "world" is the world itself (a common URDF idiom).
+    const bool root_is_world = links_[static_cast<std::size_t>(roots[0])].name == "world";
+    if (root_is_world && floating_)
+      rep_.warn("floating-world", where(links_[static_cast<std::size_t>(roots[0])].el),
+                "floating_base ignored: the root link 'world' is the world itself");
+    std::vector<int> moving(links_.size(), 0), parent_of(links_.size(), -1);
+    for (const Item& it : order) {
+      ULink& l = links_[static_cast<std::size_t>(it.link)];
+      if (it.joint < 0) {
+        moving[static_cast<std::size_t>(it.link)] = floating_ && !root_is_world;
+        if (root_is_world) {
+          if (l.mass > 0) rep_.warn("world-mass", where(l.el), "inertial of the 'world' link ignored");
+          l.builder_index = 0;
+          l.mass = 0;
+          continue;
+        }
+      } else {
+        const UJoint& j = joints_[static_cast<std::size_t>(it.joint)];
+        const int p = link_index_[j.parent];
+        parent_of[static_cast<std::size_t>(it.link)] = p;
+        moving[static_cast<std::size_t>(it.link)] = moving[static_cast<std::size_t>(p)] || (j.type != "fixed" && j.type != "planar");
+      }
+    }
+    // Mass of each kinematic tree (subtree of a child of the world).
+    std::vector<double> subtree(links_.size(), 0.0);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const std::size_t l = static_cast<std::size_t>(it->link);
+      subtree[l] += links_[l].mass;
+      if (parent_of[l] >= 0) subtree[static_cast<std::size_t>(parent_of[l])] += subtree[l];
+    }
+    for (const Item& it : order) {
+      const std::size_t l = static_cast<std::size_t>(it.link);
+      const bool has_dofs = it.joint >= 0 ? (joints_[static_cast<std::size_t>(it.joint)].type != "fixed" &&
+                                             joints_[static_cast<std::size_t>(it.joint)].type != "planar")
+                                          : floating_ && !root_is_world;
+      if (has_dofs && !(subtree[l] > 0))
+        fail(where(links_[l].el), "link '" + links_[l].name + "' moves but has no mass in its subtree (add an <inertial>)");
+    }
+    std::vector<double> tree_mass(links_.size(), 0.0);
+    for (const Item& it : order) {
+      const std::size_t l = static_cast<std::size_t>(it.link);
+      const int p = parent_of[l];
+      const bool top = p < 0 || (root_is_world && p == roots[0]);
+      tree_mass[l] = top ? subtree[l] : tree_mass[static_cast<std::size_t>(p)];
+    }
+
+    for (const Item& it : order) {
+      ULink& l = links_[static_cast<std::size_t>(it.link)];
+      if (it.joint < 0 && root_is_world) continue;
+      BodySpec b;
+      b.name = prefixed(l.name);
+      b.mass = l.mass;
+      b.com = l.com;
+      b.inertia = l.inertia;
+      if (it.joint >= 0) {
+        const UJoint& j = joints_[static_cast<std::size_t>(it.joint)];
+        b.parent = links_[static_cast<std::size_t>(link_index_[j.parent])].builder_index;
+        b.pos = j.origin.pos;
+        b.quat = j.origin.quat;
+      }
+      l.builder_index = builder_.add_body(b);
+      if (it.joint < 0) {
+        if (floating_) {
+          JointSpec fj;
+          fj.name = prefixed(l.name + "_floating_base");
+          fj.type = kJointFree;
+          builder_.add_joint(l.builder_index, fj);
+        }
+        continue;
+      }
+      const UJoint& j = joints_[static_cast<std::size_t>(it.joint)];
+      if (j.type == "fixed" || j.type == "planar") continue;
+      JointSpec s;
+      s.name = prefixed(j.name);
+      s.damping = j.damping;
+      if (j.type == "floating") {
+        if (b.parent != 0) fail(where(j.el), "joint '" + j.name + "': a floating joint must attach a link to the world");
+        s.type = kJointFree;
+      } else {
+        s.type = j.type == "prismatic" ? kJointSlide : kJointHinge;
+        s.axis = j.axis;
+        s.limited = j.type != "continuous";
+        s.range = {j.lower, j.upper};
+      }
+      builder_.add_joint(l.builder_index, s);
+    }
+
+    // Geoms with the contact rule of docs/model-import.md (MuJoCo's default solref 0.02 1); the
+    // mass scale is the kinematic tree of the link.
+    const double solref[2] = {0.02, 1.0};
+    for (const Item& it : order) {
+      ULink& l = links_[static_cast<std::size_t>(it.link)];
+      const bool is_static = !moving[static_cast<std::size_t>(it.link)];
+      for (auto& [el, g] : l.geoms) {
+        const import::ContactMaterial cm = import::contact_material(solref, tree_mass[static_cast<std::size_t>(it.link)], is_static);
+        g.stiffness = opt_.default_stiffness > 0 ? opt_.default_stiffness : cm.stiffness;
+        g.dissipation = opt_.default_dissipation >= 0 ? opt_.default_dissipation : cm.dissipation;
+        if (!is_static && !(g.stiffness > 0)) g.stiffness = import::kStaticStiffness;
+        builder_.add_geom(l.builder_index, g);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void add_urdf(const std::string& path, ModelBuilder& builder, ImportReport* report, const ImportOptions& options,
+              bool floating_base) {
+  UrdfImporter imp(builder, options, floating_base);
+  imp.run(path, report);
+}
+
+Model load_urdf(const std::string& path, ImportReport* report, const ImportOptions& options, bool floating_base) {
+  ModelBuilder b;
+  add_urdf(path, b, report, options, floating_base);
+  try {
+    return b.finalize();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+}  // namespace sap

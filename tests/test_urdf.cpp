@@ -1,0 +1,263 @@
+// URDF importer: link frames from joint origins (rpy = fixed-axis roll, pitch, yaw), joint
+// types and limits, inertials rotated into the link frame, collision primitives (full sizes
+// halved), meshes skipped and counted, floating base, errors with file:line. Expected values
+// are analytic (rotation algebra, pendulum dynamics).
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "import_test_util.hpp"
+#include "sap/dynamics.hpp"
+#include "sap/mjcf.hpp"
+
+namespace {
+
+using sap_test::TempDir;
+
+Eigen::Matrix3d Rx(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitX()).toRotationMatrix(); }
+Eigen::Matrix3d Ry(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitY()).toRotationMatrix(); }
+Eigen::Matrix3d Rz(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitZ()).toRotationMatrix(); }
+
+sap::Model load(const std::string& xml, sap::ImportReport* report = nullptr, const sap::ImportOptions& opt = {},
+                bool floating = false) {
+  TempDir dir("urdf");
+  return sap::load_urdf(dir.write("robot.urdf", xml), report, opt, floating);
+}
+
+bool has_warning(const sap::ImportReport& r, const std::string& needle) {
+  for (const std::string& w : r.warnings)
+    if (w.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+const char* kArm = R"(<?xml version="1.0"?>
+<robot name="arm">
+  <link name="base">
+    <inertial><mass value="5"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><box size="0.4 0.2 0.1"/></geometry></collision>
+    <visual><geometry><mesh filename="package://arm/base.stl"/></geometry></visual>
+  </link>
+  <link name="upper">
+    <inertial>
+      <origin xyz="0 0 0.25" rpy="0.3 0 0"/>
+      <mass value="2"/>
+      <inertia ixx="0.1" iyy="0.2" izz="0.3" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+    <collision><origin xyz="0 0 0.25"/><geometry><cylinder radius="0.05" length="0.5"/></geometry></collision>
+    <collision><geometry><mesh filename="package://arm/upper.stl"/></geometry></collision>
+    <collision><geometry><mesh filename="package://arm/upper2.stl"/></geometry></collision>
+  </link>
+  <link name="tool">
+    <collision><geometry><sphere radius="0.03"/></geometry></collision>
+    <collision><geometry><capsule radius="0.02" length="0.1"/></geometry></collision>
+  </link>
+  <link name="slider">
+    <inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <link name="spinner">
+    <inertial><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <joint name="shoulder" type="revolute">
+    <parent link="base"/><child link="upper"/>
+    <origin xyz="0 0 0.1" rpy="0.1 0.2 0.3"/>
+    <axis xyz="0 2 0"/>
+    <limit lower="-1" upper="1.5" effort="50" velocity="2"/>
+    <dynamics damping="0.7"/>
+  </joint>
+  <joint name="tool_mount" type="fixed">
+    <parent link="upper"/><child link="tool"/>
+    <origin xyz="0 0 0.5"/>
+  </joint>
+  <joint name="slide" type="prismatic">
+    <parent link="upper"/><child link="slider"/>
+    <axis xyz="1 0 0"/>
+    <limit lower="0" upper="0.2" effort="10" velocity="1"/>
+  </joint>
+  <joint name="spin" type="continuous">
+    <parent link="slider"/><child link="spinner"/>
+    <axis xyz="0 0 1"/>
+  </joint>
+  <gazebo reference="upper"/>
+</robot>)";
+
+TEST(Urdf, LinksJointsInertialsAndCollisions) {
+  sap::ImportReport report;
+  const sap::Model m = load(kArm, &report);
+  ASSERT_EQ(m.nbody, 6);  // world + 5 links, depth first in joint order
+  EXPECT_EQ(m.body_names[1], "base");
+  EXPECT_EQ(m.body_names[2], "upper");
+  EXPECT_EQ(m.body_names[3], "tool");
+  EXPECT_EQ(m.body_names[4], "slider");
+  EXPECT_EQ(m.body_names[5], "spinner");
+  EXPECT_EQ(m.njnt, 3);  // the fixed joint creates no joint; the base is welded to the world
+  EXPECT_EQ(m.body_dofnum[1], 0);
+  EXPECT_EQ(m.body_dofnum[3], 0);
+
+  // Child frame = joint origin, rpy = Rz(y) Ry(p) Rx(r).
+  const int up = m.body_id("upper");
+  const double* q = &m.body_quat[4 * static_cast<std::size_t>(up)];
+  const Eigen::Matrix3d R = Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
+  EXPECT_TRUE(R.isApprox(Rz(0.3) * Ry(0.2) * Rx(0.1), 1e-14));
+  EXPECT_DOUBLE_EQ(m.body_pos[3 * static_cast<std::size_t>(up) + 2], 0.1);
+
+  const int sh = m.joint_id("shoulder");
+  EXPECT_EQ(m.jnt_type[static_cast<std::size_t>(sh)], sap::kJointHinge);
+  EXPECT_DOUBLE_EQ(m.jnt_axis[3 * static_cast<std::size_t>(sh) + 1], 1.0);  // normalized
+  EXPECT_TRUE(m.jnt_limited[static_cast<std::size_t>(sh)]);
+  EXPECT_DOUBLE_EQ(m.jnt_range[2 * static_cast<std::size_t>(sh)], -1);
+  EXPECT_DOUBLE_EQ(m.jnt_range[2 * static_cast<std::size_t>(sh) + 1], 1.5);
+  EXPECT_DOUBLE_EQ(m.dof_damping[static_cast<std::size_t>(m.jnt_dofadr[static_cast<std::size_t>(sh)])], 0.7);
+  EXPECT_EQ(m.jnt_type[static_cast<std::size_t>(m.joint_id("slide"))], sap::kJointSlide);
+  const int spin = m.joint_id("spin");
+  EXPECT_EQ(m.jnt_type[static_cast<std::size_t>(spin)], sap::kJointHinge);
+  EXPECT_FALSE(m.jnt_limited[static_cast<std::size_t>(spin)]);
+
+  // Inertia about the com, rotated from the inertial frame into the link frame.
+  const double* I = &m.body_inertia[6 * static_cast<std::size_t>(up)];
+  Eigen::Matrix3d T;
+  T << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
+  EXPECT_TRUE(T.isApprox(Rx(0.3) * Eigen::Vector3d(0.1, 0.2, 0.3).asDiagonal() * Rx(0.3).transpose(), 1e-14));
+  EXPECT_DOUBLE_EQ(m.body_ipos[3 * static_cast<std::size_t>(up) + 2], 0.25);
+  EXPECT_DOUBLE_EQ(m.body_mass[static_cast<std::size_t>(up)], 2);
+
+  // Collision primitives: URDF full sizes become half sizes; meshes are skipped and counted.
+  ASSERT_EQ(m.ngeom, 4);
+  EXPECT_EQ(m.geom_type[0], sap::kGeomBox);
+  EXPECT_DOUBLE_EQ(m.geom_size[0], 0.2);
+  EXPECT_DOUBLE_EQ(m.geom_size[1], 0.1);
+  EXPECT_DOUBLE_EQ(m.geom_size[2], 0.05);
+  EXPECT_EQ(m.geom_type[1], sap::kGeomCylinder);
+  EXPECT_DOUBLE_EQ(m.geom_size[3 + 1], 0.25);
+  EXPECT_EQ(m.geom_type[2], sap::kGeomSphere);
+  EXPECT_EQ(m.geom_type[3], sap::kGeomCapsule);
+  EXPECT_DOUBLE_EQ(m.geom_size[9 + 1], 0.05);
+  EXPECT_TRUE(has_warning(report, "robot.urdf:15: collision mesh skipped: meshes are not supported as collision shapes (2 occurrences)"));
+  EXPECT_TRUE(has_warning(report, "robot.urdf:6: <visual> ignored"));
+  EXPECT_TRUE(has_warning(report, "robot.urdf:32: joint effort/velocity limits ignored"));
+  EXPECT_TRUE(has_warning(report, "robot.urdf:48: <gazebo> ignored"));
+  // The base is welded to the world: its geom is static (rigid); the others move with the arm.
+  EXPECT_DOUBLE_EQ(m.geom_stiffness[0], 1e12);
+  EXPECT_NEAR(m.geom_stiffness[1], (5 + 2 + 0.5 + 0.1) / (0.02 * 0.02), 1e-6);
+  EXPECT_DOUBLE_EQ(m.geom_dissipation[1], 0.02);
+}
+
+TEST(Urdf, FloatingBaseAndWorldLink) {
+  const sap::Model f = load(kArm, nullptr, {}, /*floating=*/true);
+  EXPECT_EQ(f.jnt_type[0], sap::kJointFree);
+  EXPECT_EQ(f.nq, 7 + 3);
+  EXPECT_EQ(f.nv, 6 + 3);
+  // A root link named "world" is the world body.
+  const sap::Model w = load(R"(<robot name="r">
+  <link name="world"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous"><parent link="world"/><child link="a"/><origin xyz="0 0 1"/></joint>
+</robot>)");
+  EXPECT_EQ(w.nbody, 2);
+  EXPECT_EQ(w.body_parentid[1], 0);
+  EXPECT_EQ(w.jnt_type[0], sap::kJointHinge);
+  EXPECT_DOUBLE_EQ(w.jnt_axis[0], 1.0);  // URDF default axis (1 0 0)
+}
+
+TEST(Urdf, PendulumMatchesTheAnalyticDynamics) {
+  // Point-like mass m at distance l below a revolute joint about y; URDF inertia about the com.
+  const sap::Model m = load(R"(<robot name="pendulum">
+  <link name="world"/>
+  <link name="bob">
+    <inertial><origin xyz="0 0 -0.8"/><mass value="3"/><inertia ixx="0.01" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <joint name="hinge" type="revolute">
+    <parent link="world"/><child link="bob"/><origin xyz="0 0 2"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3"/>
+  </joint>
+</robot>)");
+  sap::DynamicsEvaluator ev(m);
+  for (double q : {-0.5, 0.0, 1.1}) {
+    Eigen::VectorXd qv(1), vv(1);
+    qv << q;
+    vv << -0.7;
+    ev.compute(qv, vv);
+    EXPECT_NEAR(ev.mass_matrix()(0, 0), 0.02 + 3 * 0.64, 1e-12);
+    EXPECT_NEAR(ev.bias()[0], 3 * 9.81 * 0.8 * std::sin(q), 1e-12);
+  }
+}
+
+TEST(Urdf, UnsupportedJointsAreRejectedOrDropped) {
+  const std::string xml = R"(<robot name="r">
+  <link name="a"/>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous">
+    <parent link="a"/><child link="b"/>
+    <dynamics damping="0.1" friction="0.5"/>
+    <mimic joint="other"/>
+  </joint>
+</robot>)";
+  try {
+    load(xml);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:6: joint friction is not supported"), std::string::npos) << e.what();
+  }
+  sap::ImportOptions opt;
+  opt.drop_unsupported = true;
+  sap::ImportReport report;
+  const sap::Model m = load(xml, &report, opt);
+  EXPECT_EQ(m.njnt, 1);
+  EXPECT_TRUE(has_warning(report, "robot.urdf:6: joint friction dropped"));
+  EXPECT_TRUE(has_warning(report, "robot.urdf:7: <mimic> dropped"));
+}
+
+TEST(Urdf, ErrorsNameFileAndLine) {
+  const std::string inertial = R"(<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>)";
+  struct Case {
+    std::string xml, expected;
+  };
+  const std::vector<Case> cases = {
+      {"<robot>\n<link name=\"a\">\n</robot>", ": XML parse error"},
+      {"<mujoco/>", "robot.urdf:1: expected a <robot> root element, got <mujoco>"},
+      {"<robot>\n</robot>", "robot.urdf:1: the robot has no links"},
+      {"<robot>\n<link/>\n</robot>", "robot.urdf:2: <link> needs a 'name' attribute"},
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"a\"/>\n</robot>", "robot.urdf:3: repeated link name 'a'"},
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n</robot>", "expected one root link, found 2: 'a', 'b'"},
+      {"<robot>\n<link name=\"a\"/>\n<joint name=\"j\" type=\"fixed\">\n<parent link=\"a\"/>\n<child link=\"zz\"/>\n</joint>\n</robot>",
+       "robot.urdf:3: joint 'j': unknown child link 'zz'"},
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"screw\">\n<parent link=\"a\"/>\n"
+       "<child link=\"b\"/>\n</joint>\n</robot>",
+       "robot.urdf:4: joint 'j': unknown type 'screw'"},
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\">" + inertial + "</link>\n<joint name=\"j\" type=\"revolute\">\n"
+       "<parent link=\"a\"/>\n<child link=\"b\"/>\n</joint>\n</robot>",
+       "robot.urdf:4: joint 'j': a revolute joint needs a <limit>"},
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"fixed\">\n<parent link=\"a\"/>\n"
+       "<child link=\"b\"/>\n</joint>\n<joint name=\"k\" type=\"fixed\">\n<parent link=\"b\"/>\n<child link=\"a\"/>\n</joint>\n</robot>",
+       "the joints form a cycle (no root link)"},
+      {"<robot>\n<link name=\"a\">\n<inertial>\n<mass value=\"heavy\"/>\n</inertial>\n</link>\n</robot>",
+       "robot.urdf:4: attribute 'value': expected a number, got 'heavy'"},
+      {"<robot>\n<link name=\"a\">\n<inertial>\n<mass value=\"1\"/>\n<inertia ixx=\"1\"/>\n</inertial>\n</link>\n</robot>",
+       "robot.urdf:5: <inertia> needs a 'iyy' attribute"},
+      {"<robot>\n<link name=\"a\">\n<collision>\n<geometry>\n<box size=\"1 1\"/>\n</geometry>\n</collision>\n</link>\n</robot>",
+       "robot.urdf:5: attribute 'size': expected 3 numbers, got 2"},
+      {"<robot>\n<link name=\"a\">\n<collision>\n<geometry>\n<cone radius=\"1\"/>\n</geometry>\n</collision>\n</link>\n</robot>",
+       "robot.urdf:5: unknown collision geometry <cone>"},
+      {"<robot>\n<link name=\"a\">\n<collision>\n<geometry>\n<sphere radius=\"-1\"/>\n</geometry>\n</collision>\n</link>\n</robot>",
+       "robot.urdf:5: <sphere> dimensions must be positive"},
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\">" + inertial + "</link>\n<joint name=\"j\" type=\"continuous\">\n"
+       "<parent link=\"a\"/>\n<child link=\"b\"/>\n<axis xyz=\"0 0 0\"/>\n</joint>\n</robot>",
+       "robot.urdf:7: joint axis must be non-zero"},
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"continuous\">\n<parent link=\"a\"/>\n"
+       "<child link=\"b\"/>\n</joint>\n</robot>",
+       "robot.urdf:3: link 'b' moves but has no mass in its subtree"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.xml);
+    try {
+      load(c.xml);
+      ADD_FAILURE() << "expected an error containing: " << c.expected;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << "got: " << e.what();
+    }
+  }
+}
+
+}  // namespace
