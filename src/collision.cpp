@@ -143,7 +143,11 @@ void CollisionPipeline::collide(const State& state, Contacts& contacts) {
     im.seq.allocate(b, im.nworld, static_cast<std::size_t>(contacts.capacity()));
   im.launch->collide(im.precision, im.nworld, im.storage.view(), state.qpos.slab(), im.workspace_view(),
                      im.pairs_view(), contacts.view());
-  last_dropped_ = contacts.total_dropped();
+  last_contacts_ = &contacts;  // the total is read on demand: no device sync per collide
+}
+
+long long CollisionPipeline::last_dropped_total() const {
+  return last_contacts_ ? last_contacts_->total_dropped() : 0;
 }
 
 int estimate_contact_capacity(const Model& model, int cap) {

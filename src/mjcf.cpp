@@ -1043,6 +1043,7 @@ class MjcfImporter {
       return false;
     };
     const bool filter_parent = builder_.collision_filter().filter_parent;
+    builder_.collision_filter().filter_static_parent = false;  // MuJoCo keeps pairs with a welded parent
     for (std::size_t a = 0; a < nb; ++a) {
       if (!has_collider(a)) continue;
       for (std::size_t b = a + 1; b < nb; ++b) {

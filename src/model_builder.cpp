@@ -291,8 +291,13 @@ Model ModelBuilder::finalize() const {
       if (!(ct0 & ca1) && !(ct1 & ca0)) continue;
       if (excluded.count({std::min(b0, b1), std::max(b0, b1)})) continue;
       if (filter_.filter_parent) {
+        // A body and its parent do not collide, unless the parent is the world; with
+        // filter_static_parent = false (MuJoCo) also not when the parent is welded to the world.
+        auto filtered = [&](int parent) {
+          return parent != 0 && (filter_.filter_static_parent || !body_static[static_cast<std::size_t>(parent)]);
+        };
         const int p0 = m.body_parentid[static_cast<std::size_t>(b0)], p1 = m.body_parentid[static_cast<std::size_t>(b1)];
-        if ((p0 == b1 && b1 != 0) || (p1 == b0 && b0 != 0)) continue;
+        if ((p0 == b1 && filtered(b1)) || (p1 == b0 && filtered(b0))) continue;
       }
       int a = g0, b = g1;
       if (m.geom_type[static_cast<std::size_t>(a)] > m.geom_type[static_cast<std::size_t>(b)]) std::swap(a, b);

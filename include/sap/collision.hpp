@@ -28,8 +28,9 @@ class CollisionPipeline {
   // Contacts beyond capacity: the deepest are kept, the others counted in contacts.dropped.
   void collide(const State& state, Contacts& contacts);
 
-  // Total contacts dropped by the last collide() over all worlds (host read).
-  long long last_dropped_total() const { return last_dropped_; }
+  // Total contacts dropped by the last collide() over all worlds (a host read of the contacts
+  // passed to it, which must still exist; synchronises on CUDA only when called).
+  long long last_dropped_total() const;
 
   // Candidate pairs whose shape combination has no narrow phase (a cylinder against anything
   // but a plane). They never produce contacts; they are counted here, described in warnings()
@@ -43,7 +44,7 @@ class CollisionPipeline {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  long long last_dropped_ = 0;
+  const Contacts* last_contacts_ = nullptr;
 };
 
 // A per-world contact capacity for a model: the sum over candidate pairs of the most

@@ -67,6 +67,9 @@ struct ActuatorSpec {
 
 struct CollisionFilter {
   bool filter_parent = true;  // no contacts between a body and its parent (unless the parent is world)
+  // Also filter when the parent is a static body welded to the world (Warp/Newton and Drake:
+  // true). MuJoCo keeps those pairs (its weld groups): the MJCF importer sets false.
+  bool filter_static_parent = true;
   std::vector<std::pair<int, int>> exclude_body_pairs;
 };
 
