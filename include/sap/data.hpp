@@ -112,7 +112,8 @@ class Control {
   X(A, double, nv_pad * nv_pad) /* M + h D, padded with identity */                      \
   X(v_star, double, nv)                                                                  \
   X(scratch_nv, double, nv)                                                              \
-  X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */
+  X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */ \
+  X(chol_nz, int, nv_pad + 1)            /* row lists of the sparsity-aware factorisation */
 
 struct DataSizes {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0;

@@ -21,8 +21,12 @@ SAP_HD void cholesky_load(Team& team, const T* src, S* dst, int n, int ld) {
 
 // Right-looking factorisation. Returns false (on every team member) when a pivot is not
 // positive and finite: the matrix is not SPD, or the input holds NaN/Inf.
+// With `nz` (n ints of scratch) each column's update touches only the rows whose entry in that
+// column is non-zero: A = M + h D is block diagonal per kinematic tree and contacts couple
+// trees sparsely, so most of the trailing update is skipped. Skipping exact zeros subtracts
+// nothing, so the factor is bitwise the dense one.
 template <class S, class Team>
-SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld) {
+SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* nz = nullptr) {
   bool ok = true;
   for (int k = 0; k < n; ++k) {
     const S d = a[k * ld + k];
@@ -31,6 +35,27 @@ SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld) {
     team.sync();  // everybody has read a[k][k] before it changes
     if (team.rank() == 0) a[k * ld + k] = lkk;
     const S inv = S(1) / lkk;
+    if (nz) {
+      // Rows below k with a non-zero entry in column k, in increasing order.
+      if (team.rank() == 0) {
+        int count = 0;
+        for (int i = k + 1; i < n; ++i)
+          if (a[i * ld + k] != S(0)) nz[++count] = i;
+        nz[0] = count;
+      }
+      team.sync();
+      const int count = nz[0];
+      for (int r = 1 + team.rank(); r <= count; r += team.size()) a[nz[r] * ld + k] *= inv;
+      team.sync();
+      // a[i][j] -= l_ik l_jk for i >= j, both in the list (no other entry changes).
+      for (int r = 1 + team.rank(); r <= count; r += team.size()) {
+        const int i = nz[r];
+        const S lik = a[i * ld + k];
+        for (int c = 1; c <= r; ++c) a[i * ld + nz[c]] -= lik * a[nz[c] * ld + k];
+      }
+      team.sync();
+      continue;
+    }
     for (int i = k + 1 + team.rank(); i < n; i += team.size()) a[i * ld + k] *= inv;
     team.sync();
     // Trailing update of the lower triangle: a[i][j] -= l_ik l_jk for k < j <= i.

@@ -78,7 +78,7 @@ struct FreeMotionKernel {
     S* L = reinterpret_cast<S*>(d.chol(w));
     S* x = L + ld * ld;
     cholesky_load<S>(team, A, L, nv, ld);
-    const bool ok = cholesky_factor<S>(team, L, nv, ld);
+    const bool ok = cholesky_factor<S>(team, L, nv, ld, d.chol_nz(w));
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
       if (pass > 0 && team.rank() == 0) {
         // v_star temporarily holds vbar; it is overwritten by the solve below.

@@ -221,7 +221,7 @@ struct SapSolveKernel {
     cholesky_load<Sl>(team, s.H(w), L, nv, ld);
     for (int i = team.rank(); i < nv; i += team.size()) x[i] = -Sl(s.grad(w)[i]);
     team.sync();
-    if (!cholesky_factor<Sl>(team, L, nv, ld)) return false;
+    if (!cholesky_factor<Sl>(team, L, nv, ld, d.chol_nz(w))) return false;
     cholesky_solve<Sl>(team, L, x, nv, ld);
     for (int i = team.rank(); i < nv; i += team.size()) s.dv(w)[i] = double(x[i]);
     team.sync();
