@@ -113,7 +113,7 @@ class Control {
   X(v_star, double, nv)                                                                  \
   X(scratch_nv, double, nv)                                                              \
   X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */ \
-  X(chol_nz, int, nv_pad + 1)            /* row lists of the sparsity-aware factorisation */
+  X(chol_first, int, nv_pad)             /* first non-zero column of each row (envelope) */
 
 struct DataSizes {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0;

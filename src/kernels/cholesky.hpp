@@ -12,78 +12,97 @@ namespace sap {
 // dimension ld. Used to move a fp64 matrix into the precision of the linear solve.
 template <class S, class T, class Team>
 SAP_HD void cholesky_load(Team& team, const T* src, S* dst, int n, int ld) {
-  for (int idx = team.rank(); idx < n * n; idx += team.size()) {
-    const int i = idx / n, j = idx % n;
-    if (j <= i) dst[i * ld + j] = S(src[i * ld + j]);
-  }
+  for (int i = team.rank(); i < n; i += team.size())
+    for (int j = 0; j <= i; ++j) dst[i * ld + j] = S(src[i * ld + j]);
   team.sync();
 }
 
-// Right-looking factorisation. Returns false (on every team member) when a pivot is not
-// positive and finite: the matrix is not SPD, or the input holds NaN/Inf.
-// With `nz` (n ints of scratch) each column's update touches only the rows whose entry in that
-// column is non-zero: A = M + h D is block diagonal per kinematic tree and contacts couple
-// trees sparsely, so most of the trailing update is skipped. Skipping exact zeros subtracts
-// nothing, so the factor is bitwise the dense one.
+// sum_{p0 <= p < p1} x[p] y[p] with four interleaved partial sums: a fixed summation order
+// (identical on every backend and thread count) whose independent chains vectorise.
+template <class S>
+SAP_HDI S dot_range(const S* x, const S* y, int p0, int p1) {
+  S s0 = S(0), s1 = S(0), s2 = S(0), s3 = S(0);
+  int p = p0;
+  for (; p + 4 <= p1; p += 4) {
+    s0 += x[p] * y[p];
+    s1 += x[p + 1] * y[p + 1];
+    s2 += x[p + 2] * y[p + 2];
+    s3 += x[p + 3] * y[p + 3];
+  }
+  for (; p < p1; ++p) s0 += x[p] * y[p];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// Row-oriented (Crout) factorisation on the rows' envelopes. first[i] = the first column with a
+// non-zero entry in row i (j <= i); Cholesky keeps every entry left of it zero, so
+//   L[i][j] = (A[i][j] - sum_{p = max(first_i, first_j)}^{j-1} L[i][p] L[j][p]) / L[j][j]
+// touches only contiguous row segments (vectorisable dot products) and skips the zero blocks
+// of A = M + h D (one block per kinematic tree) and of H where contacts do not couple trees.
+// Column j's entries are independent given columns < j: the team shares them, with two
+// synchronisations per column. Returns false (on every member) at a non-positive or non-finite
+// pivot. `first` is scratch of n ints.
 template <class S, class Team>
-SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* nz = nullptr) {
-  bool ok = true;
-  for (int k = 0; k < n; ++k) {
-    const S d = a[k * ld + k];
-    if (!(d > S(0)) || !isfinite_(d)) ok = false;
-    const S lkk = ok ? sqrt_(d) : S(1);
-    team.sync();  // everybody has read a[k][k] before it changes
-    if (team.rank() == 0) a[k * ld + k] = lkk;
-    const S inv = S(1) / lkk;
-    if (nz) {
-      // Rows below k with a non-zero entry in column k, in increasing order.
-      if (team.rank() == 0) {
-        int count = 0;
-        for (int i = k + 1; i < n; ++i)
-          if (a[i * ld + k] != S(0)) nz[++count] = i;
-        nz[0] = count;
+SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
+  for (int i = team.rank(); i < n; i += team.size()) {
+    int f = i;
+    for (int j = 0; j < i; ++j)
+      if (a[i * ld + j] != S(0)) {
+        f = j;
+        break;
       }
-      team.sync();
-      const int count = nz[0];
-      for (int r = 1 + team.rank(); r <= count; r += team.size()) a[nz[r] * ld + k] *= inv;
-      team.sync();
-      // a[i][j] -= l_ik l_jk for i >= j, both in the list (no other entry changes).
-      for (int r = 1 + team.rank(); r <= count; r += team.size()) {
-        const int i = nz[r];
-        const S lik = a[i * ld + k];
-        for (int c = 1; c <= r; ++c) a[i * ld + nz[c]] -= lik * a[nz[c] * ld + k];
-      }
-      team.sync();
-      continue;
+    first[i] = f;
+  }
+  team.sync();
+  for (int j = 0; j < n; ++j) {
+    const S* lj = a + j * ld;
+    if (team.rank() == 0) {
+      const S d = lj[j] - dot_range(lj, lj, first[j], j);
+      a[j * ld + j] = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
     }
-    for (int i = k + 1 + team.rank(); i < n; i += team.size()) a[i * ld + k] *= inv;
     team.sync();
-    // Trailing update of the lower triangle: a[i][j] -= l_ik l_jk for k < j <= i.
-    for (int i = k + 1 + team.rank(); i < n; i += team.size()) {
-      const S lik = a[i * ld + k];
-      for (int j = k + 1; j <= i; ++j) a[i * ld + j] -= lik * a[j * ld + k];
+    const S ljj = lj[j];
+    if (!(ljj > S(0))) return false;  // every member reads the same pivot
+    const S inv = S(1) / ljj;
+    for (int i = j + 1 + team.rank(); i < n; i += team.size()) {
+      if (first[i] > j) continue;  // outside the envelope: L[i][j] = 0
+      S* li = a + i * ld;
+      const int p0 = first[i] > first[j] ? first[i] : first[j];
+      li[j] = (li[j] - dot_range(li, lj, p0, j)) * inv;
     }
     team.sync();
   }
-  return ok;
+  return true;
 }
 
-// Solves L L^T x = b in place (x holds b on entry), column-oriented so the team can share
-// each elimination step.
+// Solves L L^T x = b in place (x holds b on entry) with the factor's envelope `first`.
+// A single member uses the row forms (contiguous dot products and axpys on rows of L); a
+// larger team eliminates column by column, sharing each step.
 template <class S, class Team>
-SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld) {
+SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld, const int* first) {
+  if (team.size() == 1) {
+    for (int i = 0; i < n; ++i)  // forward: L y = b
+      x[i] = (x[i] - dot_range(l + i * ld, x, first[i], i)) / l[i * ld + i];
+    for (int i = n - 1; i >= 0; --i) {  // backward: L^T x = y
+      const S xi = x[i] / l[i * ld + i];
+      x[i] = xi;
+      const S* li = l + i * ld;
+      for (int p = first[i]; p < i; ++p) x[p] -= li[p] * xi;
+    }
+    return;
+  }
   for (int j = 0; j < n; ++j) {  // forward: L y = b
     const S xj = x[j] / l[j * ld + j];
     team.sync();
     if (team.rank() == 0) x[j] = xj;
-    for (int i = j + 1 + team.rank(); i < n; i += team.size()) x[i] -= l[i * ld + j] * xj;
+    for (int i = j + 1 + team.rank(); i < n; i += team.size())
+      if (first[i] <= j) x[i] -= l[i * ld + j] * xj;
     team.sync();
   }
   for (int j = n - 1; j >= 0; --j) {  // backward: L^T x = y
     if (team.rank() == 0) x[j] /= l[j * ld + j];
     team.sync();
     const S xj = x[j];
-    for (int i = team.rank(); i < j; i += team.size()) x[i] -= l[j * ld + i] * xj;
+    for (int i = first[j] + team.rank(); i < j; i += team.size()) x[i] -= l[j * ld + i] * xj;
     team.sync();
   }
 }

@@ -78,7 +78,7 @@ struct FreeMotionKernel {
     S* L = reinterpret_cast<S*>(d.chol(w));
     S* x = L + ld * ld;
     cholesky_load<S>(team, A, L, nv, ld);
-    const bool ok = cholesky_factor<S>(team, L, nv, ld, d.chol_nz(w));
+    const bool ok = cholesky_factor<S>(team, L, nv, ld, d.chol_first(w));
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
       if (pass > 0 && team.rank() == 0) {
         // v_star temporarily holds vbar; it is overwritten by the solve below.
@@ -90,7 +90,7 @@ struct FreeMotionKernel {
       team.sync();
       for (int i = team.rank(); i < nv; i += team.size()) x[i] = S(k0[i]) - S(d.qfrc_bias(w)[i]);
       team.sync();
-      cholesky_solve<S>(team, L, x, nv, ld);
+      cholesky_solve<S>(team, L, x, nv, ld, d.chol_first(w));
       for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[i]);
       team.sync();
     }

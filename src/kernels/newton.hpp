@@ -175,35 +175,38 @@ struct SapSolveKernel {
     team.sync();
   }
 
-  // H = A + sum_i J_i^T G_i J_i. Each member owns whole rows of H: no write conflicts.
+  // H = A + sum_i J_i^T G_i J_i (lower triangle). Contact by contact: a contact's merged
+  // Jacobian entries have distinct dofs, so its entry pairs are distinct entries of H and the
+  // team shares them; a sync separates contacts (deterministic sums, no atomics). Limit and PD
+  // rows add to the diagonal, by the member owning that row.
   template <class Team>
   SAP_HD void assemble_hessian(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
     const double* A = d.A(w);
     double* H = s.H(w);
-    for (int i = team.rank(); i < ld; i += team.size()) {
-      for (int j = 0; j < ld; ++j) H[i * ld + j] = A[i * ld + j];
-      if (i >= nv) continue;
-      for (int c = 0; c < nc; ++c) {
-        const int nj = s.con_jac_n(w)[c];
-        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
-        const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
-        int a = -1;
-        for (int k = 0; k < nj; ++k)
-          if (dof[k] == i) a = k;
-        if (a < 0) continue;
-        const double* G = s.G(w) + 6 * c;
-        if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
-        // row vector (J_a^T G) then times J_b for every entry b.
+    for (int i = team.rank(); i < ld; i += team.size())
+      for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
+    team.sync();
+    for (int c = 0; c < nc; ++c) {
+      const double* G = s.G(w) + 6 * c;
+      if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
+      const int nj = s.con_jac_n(w)[c];
+      const int* dof = s.con_jac_dof(w) + s.size.njac * c;
+      const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+      // Entries are in decreasing dof order: pair (a, b) with b >= a is H[dof_a][dof_b], lower.
+      for (int a = team.rank(); a < nj; a += team.size()) {
         const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
         const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
         const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
         const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
-        for (int b = 0; b < nj; ++b)
-          H[i * ld + dof[b]] =
-              double(So(H[i * ld + dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
+        double* row = H + dof[a] * ld;
+        for (int b = a; b < nj; ++b)
+          row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
       }
+      team.sync();
+    }
+    for (int i = team.rank(); i < nv; i += team.size()) {
       for (int r = 0; r < nl; ++r)
         if (s.lim_dof(w)[r] == i) H[i * ld + i] += s.G(w)[6 * s.size.ncmax + r];
       for (int r = 0; r < npd; ++r)
@@ -221,8 +224,8 @@ struct SapSolveKernel {
     cholesky_load<Sl>(team, s.H(w), L, nv, ld);
     for (int i = team.rank(); i < nv; i += team.size()) x[i] = -Sl(s.grad(w)[i]);
     team.sync();
-    if (!cholesky_factor<Sl>(team, L, nv, ld, d.chol_nz(w))) return false;
-    cholesky_solve<Sl>(team, L, x, nv, ld);
+    if (!cholesky_factor<Sl>(team, L, nv, ld, d.chol_first(w))) return false;
+    cholesky_solve<Sl>(team, L, x, nv, ld, d.chol_first(w));
     for (int i = team.rank(); i < nv; i += team.size()) s.dv(w)[i] = double(x[i]);
     team.sync();
     return true;
