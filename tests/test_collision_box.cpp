@@ -16,33 +16,6 @@ namespace {
 
 constexpr double kTol = 1e-9;
 
-void expect_contacts(const Shape& a, const Shape& b, double margin, const std::vector<Contact>& expected,
-                     double tol = kTol) {
-  std::mt19937 rng(11);
-  for (int trial = 0; trial < 4; ++trial) {
-    const Rigid T = trial == 0 ? Rigid{} : random_rigid(rng);
-    SCOPED_TRACE("transform " + std::to_string(trial));
-    const auto got = collide(T.shape(a), T.shape(b), margin);
-    ASSERT_EQ(got.size(), expected.size());
-    std::vector<bool> used(got.size(), false);
-    for (const Contact& e0 : expected) {
-      const Contact e = T.contact(e0);
-      int best = -1;
-      for (std::size_t i = 0; i < got.size(); ++i)
-        if (!used[i] && (best < 0 || (got[i].x1 - e.x1).norm() < (got[static_cast<std::size_t>(best)].x1 - e.x1).norm()))
-          best = static_cast<int>(i);
-      ASSERT_GE(best, 0);
-      used[static_cast<std::size_t>(best)] = true;
-      const Contact& g = got[static_cast<std::size_t>(best)];
-      EXPECT_NEAR(g.phi, e.phi, tol);
-      EXPECT_LT((g.n - e.n).norm(), tol) << "normal " << g.n.transpose() << " expected " << e.n.transpose();
-      EXPECT_LT((g.x0 - e.x0).norm(), tol) << "x0 " << g.x0.transpose() << " expected " << e.x0.transpose();
-      EXPECT_LT((g.x1 - e.x1).norm(), tol) << "x1 " << g.x1.transpose() << " expected " << e.x1.transpose();
-    }
-  }
-}
-
-Contact along(const V3& x0, const V3& x1, const V3& n) { return {x0, x1, n, (x1 - x0).dot(n)}; }
 Contact mirrored(const Contact& c) { return {c.x1, c.x0, -c.n, c.phi}; }
 
 const V3 ex(1, 0, 0), ey(0, 1, 0), ez(0, 0, 1);
