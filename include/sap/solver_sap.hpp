@@ -79,8 +79,10 @@ class SolverSAP {
   // Generalized velocity of the last solve (host copy of one world).
   std::vector<double> solved_velocity(int world) const;
 
-  // Workspace access for tests and tools (v*, A, M, ... of the last step).
+  // Workspace access for tests and tools (v*, A, M, ... and the constraint buffers of the last
+  // step; SolveData is defined in src/solve_data.hpp).
   Data& data() { return data_; }
+  SolveData& solve_data() { return *solve_; }
 
  private:
   Model model_;

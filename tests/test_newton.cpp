@@ -1,0 +1,109 @@
+// The assembled SAP objective of real multi-contact worlds: the gradient g = A (v - v*) - J^T gamma
+// and the Hessian H = A + sum J^T G J built by the Newton kernel against central finite
+// differences of the cost l(v) and of g.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <random>
+
+#include "kernels/newton.hpp"
+#include "sap/backend/launch_cpu.hpp"
+#include "sap/simulator.hpp"
+#include "solve_data.hpp"
+#include "solver_launch.hpp"
+
+using namespace sap;
+
+namespace {
+
+// Access to the solver's buffers through the public Data and a SolveData built like the
+// solver's; the kernel's member functions are called directly with a one-member team.
+struct ObjectiveProbe {
+  const Model& m;
+  ModelStorage storage;
+  Data& d;
+  SolveView s;
+  SapSolveKernel<double> k;
+  std::vector<char> shmem;
+  ObjectiveProbe(const Model& model, Data& data, const SolveView& sv, const State& state, double h)
+      : m(model), storage(model, Backend::CPU), d(data), s(sv) {
+    k.m = storage.view();
+    k.state_in = state.view();
+    k.d = d.view();
+    k.s = s;
+    k.p.h = h;
+    k.status = nullptr;
+  }
+  // Cost, gradient (and Hessian when H != null) at v, world w.
+  double evaluate(int w, const Eigen::VectorXd& v, Eigen::VectorXd* grad, Eigen::MatrixXd* H) {
+    CpuTeam team(nullptr);
+    double* vb = s.v(w);
+    for (int i = 0; i < m.nv; ++i) vb[i] = v[i];
+    k.jacobian_product(w, team, vb, s.vc(w));
+    const RowSums<double> rows = k.evaluate_rows(w, team, 0.0, true, false);
+    Eigen::VectorXd u(m.nv);
+    for (int i = 0; i < m.nv; ++i) u[i] = v[i] - d.view().v_star(w)[i];
+    k.mul_A(w, team, u.data(), s.Au(w));
+    const Eigen::Map<const Eigen::VectorXd> Au(s.Au(w), m.nv);
+    k.jacobian_transpose_gamma(w, team);
+    if (grad) *grad = Au - Eigen::Map<const Eigen::VectorXd>(s.jtg(w), m.nv);
+    if (H) {
+      k.assemble_hessian(w, team);
+      const int ld = m.nv_pad;
+      H->resize(m.nv, m.nv);
+      for (int i = 0; i < m.nv; ++i)
+        for (int j = 0; j <= i; ++j) (*H)(i, j) = (*H)(j, i) = s.H(w)[i * ld + j];
+    }
+    return 0.5 * u.dot(Au) + rows.cost;
+  }
+};
+
+}  // namespace
+
+class AssembledObjective : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(AssembledObjective, GradientAndHessianMatchFiniteDifferences) {
+  const std::string scene_name = std::get<0>(GetParam()), preset = std::get<1>(GetParam());
+  const Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/" + scene_name + ".json");
+  SimulatorOptions o;
+  o.nworld = 1;
+  o.backend = Backend::CPU;
+  o.override_solver = true;
+  o.solver = scene.solver;
+  o.solver.contact_preset_variant = preset;
+  Simulator sim(scene, o);
+  // Run into a contact-rich state, then one more step to fill the solver's buffers from it.
+  const int warm = static_cast<int>(std::lround(0.4 / scene.dt));
+  for (int k = 0; k < warm; ++k) sim.step();
+  sim.step();
+  ASSERT_GT(sim.contacts().counts_host()[0], 3);
+  // The solver's buffers are those of the last step (from the state before it).
+  SolveView sv = sim.solver().solve_data().view();
+  ObjectiveProbe probe(scene.model, sim.solver().data(), sv, sim.state(), scene.dt);  // state_in is unused
+  const int nv = scene.model.nv;
+  const std::vector<double> vsol = sim.solver().solved_velocity(0);
+  Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(vsol.data(), nv);
+  std::mt19937 rng(3);
+  std::normal_distribution<double> n(0, 1);
+  for (int i = 0; i < nv; ++i) v[i] += 0.05 * n(rng);  // off the optimum: every region appears
+  Eigen::VectorXd g;
+  Eigen::MatrixXd H;
+  probe.evaluate(0, v, &g, &H);
+  const double eps = 1e-6;
+  Eigen::VectorXd g_fd(nv);
+  Eigen::MatrixXd H_fd(nv, nv);
+  for (int i = 0; i < nv; ++i) {
+    Eigen::VectorXd a = v, b = v, ga, gb;
+    a[i] += eps;
+    b[i] -= eps;
+    g_fd[i] = (probe.evaluate(0, a, &ga, nullptr) - probe.evaluate(0, b, &gb, nullptr)) / (2 * eps);
+    H_fd.col(i) = (ga - gb) / (2 * eps);
+  }
+  EXPECT_LT((g - g_fd).norm(), 1e-6 * (1 + g.norm())) << scene_name << " " << preset;
+  // Region switches inside the stencil perturb a few columns; compare in the Frobenius norm.
+  EXPECT_LT((H - H_fd).norm(), 1e-4 * H.norm()) << scene_name << " " << preset;
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, AssembledObjective,
+                         ::testing::Combine(::testing::Values("sphere_pile", "box_stack_5", "multi_joints"),
+                                            ::testing::Values("approx64", "drake")));
