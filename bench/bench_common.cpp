@@ -1,0 +1,309 @@
+#include "bench_common.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+#include "sap/mjcf.hpp"
+
+namespace sap::bench {
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+std::string ArgReader::next() {
+  std::string a = args_[i_++];
+  inline_ = {};
+  // "--name=value": split, unless the argument is a bare "--".
+  if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+    const std::size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      inline_.has_value = true;
+      inline_.text = a.substr(eq + 1);
+      a.resize(eq);
+    }
+  }
+  return a;
+}
+
+std::string ArgReader::value(const std::string& option) {
+  if (inline_.has_value) {
+    inline_.has_value = false;
+    return inline_.text;
+  }
+  if (i_ >= args_.size()) throw UsageError("option " + option + " expects a value");
+  return args_[i_++];
+}
+
+long long parse_int(const std::string& option, const std::string& text, long long lo, long long hi) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+    throw UsageError("option " + option + ": expected an integer, got '" + text + "'");
+  if (v < lo || v > hi)
+    throw UsageError("option " + option + ": expected an integer in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "], got " + text);
+  return v;
+}
+
+double parse_double(const std::string& option, const std::string& text, double lo, double hi) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+    throw UsageError("option " + option + ": expected a finite number, got '" + text + "'");
+  if (v < lo || v > hi) {
+    std::ostringstream s;
+    s << "option " << option << ": expected a number in [" << lo << ", " << hi << "], got " << text;
+    throw UsageError(s.str());
+  }
+  return v;
+}
+
+std::vector<int> parse_int_list(const std::string& option, const std::string& text, int lo, int hi) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    out.push_back(static_cast<int>(parse_int(option, item, lo, hi)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::pair<std::string, std::string> parse_key_value(const std::string& option, const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError("option " + option + ": expected key=value, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenes
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  return std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+// A bare MJCF model as a scene: the file's time step (<option timestep>), one world, the
+// model's reference configuration qpos0 at rest (or a keyframe's qpos), constant controls
+// (zero, or the keyframe's ctrl), the default solver options (approx32) and a contact
+// capacity from estimate_contact_capacity (Simulator's default when max_rigid_contact is 0).
+Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
+  ImportReport report;
+  ImportOptions io;
+  io.drop_unsupported = o.drop_unsupported;
+  Scene s;
+  s.model = load_mjcf(path, &report, io);
+  s.source = path;
+  s.name = std::filesystem::path(path).stem().string();
+  s.description = "MJCF model " + path;
+  s.dt = s.model.timestep > 0 ? s.model.timestep : 0.002;
+  s.num_worlds = 1;
+  s.qpos0 = s.model.qpos0;
+  s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
+  s.controls.assign(static_cast<std::size_t>(s.model.nu), ControlSchedule{});
+  s.warnings = report.warnings;
+  if (!o.keyframe.empty()) {
+    const ImportReport::Keyframe* key = nullptr;
+    std::string names;
+    for (const auto& k : report.keyframes) {
+      if (k.name == o.keyframe) key = &k;
+      names += (names.empty() ? "" : ", ") + k.name;
+    }
+    if (!key)
+      throw UsageError("option --keyframe: " + path + " has no keyframe '" + o.keyframe + "' (it has: " +
+                       (names.empty() ? std::string("none") : names) + ")");
+    if (key->qpos.size() == s.qpos0.size()) s.qpos0 = key->qpos;
+    for (std::size_t i = 0; i < key->ctrl.size() && i < s.controls.size(); ++i) s.controls[i].value = key->ctrl[i];
+  }
+  return s;
+}
+
+}  // namespace
+
+Scene load_bench_scene(const std::string& path, const SceneLoadOptions& o) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw std::runtime_error("scene file '" + path + "' not found (expected a JSON scene, e.g. scenes/box_stack_5.json, "
+                             "or an MJCF .xml file)");
+  Scene s;
+  if (ends_with(path, ".xml")) {
+    s = mjcf_scene(path, o);
+  } else {
+    if (!o.keyframe.empty()) throw UsageError("option --keyframe applies to MJCF (.xml) files only; JSON scenes name their keyframe in their assets");
+    if (o.drop_unsupported) throw UsageError("option --drop-unsupported applies to MJCF (.xml) files only; JSON scenes set it per asset");
+    s = load_scene(path);
+  }
+  if (o.dt > 0) s.dt = o.dt;
+  return s;
+}
+
+void apply_solver_overrides(SolverOptions& options, const SolverOverrides& o) {
+  auto set = [&](const std::string& option, const std::string& key, const std::string& value) {
+    try {
+      set_solver_option(options, key, value);
+    } catch (const std::invalid_argument& e) {
+      std::string msg = "option " + option + ": " + e.what();
+      const auto& names = solver_option_names();
+      if (std::find(names.begin(), names.end(), key) == names.end()) {
+        msg += " (known solver options:";
+        for (const auto& n : names) msg += " " + n;
+        msg += ")";
+      }
+      throw UsageError(msg);
+    }
+  };
+  if (!o.preset.empty()) set("--preset", "contact_preset_variant", o.preset);
+  if (!o.line_search.empty()) set("--line-search", "line_search_variant", o.line_search);
+  for (const auto& kv : o.sets) set("--set " + kv.first + "=" + kv.second, kv.first, kv.second);
+  try {
+    (void)options.resolve();
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("solver options: ") + e.what());
+  }
+}
+
+nlohmann::json config_json(const SolverConfig& c) {
+  nlohmann::json j;
+  j["preset"] = c.preset;
+  j["free_motion_solve_precision"] = to_string(c.free_motion_solve_precision);
+  j["contact_solve_precision"] = to_string(c.contact_solve_precision);
+  j["contact_linear_solve_precision"] = to_string(c.contact_linear_solve_precision);
+  j["sap_contact_weight_precision"] = to_string(c.sap_contact_weight_precision);
+  j["use_f64_boundary_pose"] = c.use_f64_boundary_pose;
+  j["contact_weight_mode"] = to_string(c.contact_weight_mode);
+  j["contact_point_mode"] = to_string(c.contact_point_mode);
+  j["position_integration"] = to_string(c.position_integration);
+  j["coriolis"] = to_string(c.coriolis);
+  j["line_search_variant"] = to_string(c.line_search_variant);
+  j["max_iterations"] = c.max_iterations;
+  j["rel_tol"] = c.rel_tol;
+  j["abs_tol"] = c.abs_tol;
+  return j;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host
+
+std::string cpu_model_name() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const std::size_t colon = line.find(':');
+      if (colon == std::string::npos) break;
+      std::size_t b = colon + 1;
+      while (b < line.size() && line[b] == ' ') ++b;
+      return line.substr(b);
+    }
+  }
+  return "unknown CPU";
+}
+
+int cpu_hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+std::string iso_time_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+void IntHistogram::add(int value) {
+  if (value < 0) value = 0;
+  if (static_cast<std::size_t>(value) >= bins_.size()) bins_.resize(static_cast<std::size_t>(value) + 1, 0);
+  ++bins_[static_cast<std::size_t>(value)];
+  ++count_;
+  sum_ += value;
+  max_ = std::max(max_, value);
+}
+
+int IntHistogram::percentile(double p) const {
+  if (count_ == 0) return 0;
+  const long long rank = std::max(1LL, static_cast<long long>(std::ceil(p * static_cast<double>(count_))));
+  long long seen = 0;
+  for (std::size_t v = 0; v < bins_.size(); ++v) {
+    seen += bins_[v];
+    if (seen >= rank) return static_cast<int>(v);
+  }
+  return max_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress
+
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+Progress::Progress(std::string label, long long total, bool enabled)
+    : label_(std::move(label)), total_(total), enabled_(enabled && total > 0 && stderr_is_terminal()) {
+  start_ = last_ = std::chrono::steady_clock::now();
+}
+
+void Progress::update(long long done) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (!shown_) {
+    // Show only runs expected to last more than ~3 s, judged after the first second.
+    if (elapsed < 1.0 || done <= 0) return;
+    if (elapsed * static_cast<double>(total_) / static_cast<double>(done) < 3.0) return;
+    shown_ = true;
+  } else if (std::chrono::duration<double>(now - last_).count() < 0.2) {
+    return;
+  }
+  last_ = now;
+  const double frac = static_cast<double>(done) / static_cast<double>(total_);
+  const int width = 30;
+  const int fill = static_cast<int>(frac * width);
+  const double eta = done > 0 ? elapsed * (1.0 / frac - 1.0) : 0.0;
+  std::fprintf(stderr, "\r%s [%-*s] %lld/%lld  %.0f s left ", label_.c_str(), width,
+               std::string(static_cast<std::size_t>(fill), '#').c_str(), done, total_, eta);
+  std::fflush(stderr);
+}
+
+void Progress::finish() {
+  if (shown_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  shown_ = false;
+  enabled_ = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+void write_json_file(const std::string& path, const nlohmann::json& j, int indent) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  f << j.dump(indent) << "\n";
+  if (!f) throw std::runtime_error("error writing '" + path + "'");
+}
+
+}  // namespace sap::bench

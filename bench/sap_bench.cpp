@@ -1,0 +1,569 @@
+// sap_bench: throughput and solver statistics of one scene over nworld worlds, or a scaling
+// sweep over nworld. Usage and the meaning of every figure: --help and docs/benchmarks.md.
+//
+// Timing protocol (why two passes): reading per-step diagnostics or stage clocks copies data to
+// the host and, on CUDA, synchronises the stream after every step, which would slow the loop it
+// measures. So the throughput comes from a timed pass with no reads at all (one synchronise at
+// its end), and the statistics (stage times, Newton and line-search iterations, contacts) from
+// a second pass that resets the worlds and replays the same steps, reading after every k-th step
+// (--stats-every). Stepping is deterministic, so the second pass sees the same world-steps.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <new>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "sap/simulator.hpp"
+#include "sap/status.hpp"
+
+namespace sap::bench {
+namespace {
+
+constexpr const char* kHelp = R"(usage: sap_bench SCENE [options]
+
+Steps every world of SCENE (a JSON scene, or an MJCF .xml model) and reports throughput, per-stage
+times and solver statistics. With --scaling/--scaling-max it sweeps the number of worlds instead.
+
+options:
+  --worlds N            number of worlds (default: the scene's num_worlds)
+  --steps N             timed steps (default 200)
+  --warmup N            untimed steps before timing (default 10)
+  --min-time SEC        repeat the timed window (reset, warm-up, steps) until the timed total
+                        reaches SEC seconds (default 0: once; for short runs, e.g. scaling)
+  --dt SEC              override the scene's time step
+  --preset P            solver preset: approx32, approx64 or drake (overrides the scene's)
+  --line-search L       line search: monotone_decay, armijo_decay or exact_root
+  --set key=value       any solver option by name (repeatable; see solver_options.hpp)
+  --backend B           cpu, cuda or auto (default auto: CUDA when a device is present)
+  --threads N           CPU threads (default 0 = all hardware threads)
+  --stats-every K       read diagnostics after every K-th step of the statistics pass
+                        (default 1; 0 skips the statistics pass; scaling mode default 0)
+  --json OUT            write the results as JSON to OUT
+  --scaling LIST        scaling mode: comma-separated world counts, e.g. 1,2,4,...,16384
+  --scaling-max N       scaling mode: powers of two from 1 up to N (caps --scaling when both)
+  --keyframe NAME       MJCF only: start from this keyframe (qpos, and ctrl held constant)
+  --drop-unsupported    MJCF only: drop elements without a counterpart instead of failing
+  --quiet               no summary on stdout and no progress bar
+  -h, --help            this help
+
+Throughput = nworld x steps / wall time of the timed pass (no diagnostics reads in it).
+Realtime factor = simulated seconds per wall second: per world (steps x dt / wall) and aggregate
+(x nworld). See docs/benchmarks.md.
+)";
+
+struct Options {
+  std::string scene_path;
+  int worlds = 0;
+  long long steps = 200, warmup = 10;
+  double min_time = 0;
+  SolverOverrides solver;
+  Backend backend = Backend::Auto;
+  int threads = 0;
+  int stats_every = -1;  // -1: mode default
+  std::string json_path;
+  std::vector<int> scaling;
+  int scaling_max = 0;
+  bool scaling_mode = false;
+  SceneLoadOptions load;
+  bool quiet = false;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  ArgReader r(argc, argv);
+  const int kMaxWorlds = 1 << 24;
+  while (!r.done()) {
+    const std::string a = r.next();
+    if (a == "-h" || a == "--help") {
+      std::cout << kHelp;
+      std::exit(0);
+    } else if (a == "--worlds") {
+      o.worlds = static_cast<int>(parse_int(a, r.value(a), 1, kMaxWorlds));
+    } else if (a == "--steps") {
+      o.steps = parse_int(a, r.value(a), 1, 1LL << 40);
+    } else if (a == "--warmup") {
+      o.warmup = parse_int(a, r.value(a), 0, 1LL << 40);
+    } else if (a == "--min-time") {
+      o.min_time = parse_double(a, r.value(a), 0.0, 1e6);
+    } else if (a == "--dt") {
+      o.load.dt = parse_double(a, r.value(a), 1e-9, 10.0);
+    } else if (a == "--preset") {
+      o.solver.preset = r.value(a);
+    } else if (a == "--line-search") {
+      o.solver.line_search = r.value(a);
+    } else if (a == "--set") {
+      o.solver.sets.push_back(parse_key_value(a, r.value(a)));
+    } else if (a == "--backend") {
+      const std::string b = r.value(a);
+      try {
+        o.backend = parse_backend(b);
+      } catch (const std::exception&) {
+        throw UsageError("option --backend: expected cpu, cuda or auto, got '" + b + "'");
+      }
+    } else if (a == "--threads") {
+      o.threads = static_cast<int>(parse_int(a, r.value(a), 0, 4096));
+    } else if (a == "--stats-every") {
+      o.stats_every = static_cast<int>(parse_int(a, r.value(a), 0, 1 << 30));
+    } else if (a == "--json") {
+      o.json_path = r.value(a);
+      if (o.json_path.empty()) throw UsageError("option --json expects a file name");
+    } else if (a == "--scaling") {
+      o.scaling = parse_int_list(a, r.value(a), 1, kMaxWorlds);
+      o.scaling_mode = true;
+    } else if (a == "--scaling-max") {
+      o.scaling_max = static_cast<int>(parse_int(a, r.value(a), 1, kMaxWorlds));
+      o.scaling_mode = true;
+    } else if (a == "--keyframe") {
+      o.load.keyframe = r.value(a);
+    } else if (a == "--drop-unsupported") {
+      o.load.drop_unsupported = true;
+    } else if (a == "--quiet") {
+      o.quiet = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw UsageError("unknown option '" + a + "'");
+    } else if (o.scene_path.empty()) {
+      o.scene_path = a;
+    } else {
+      throw UsageError("unexpected argument '" + a + "' (the scene is already '" + o.scene_path + "')");
+    }
+    if (r.has_inline_value()) throw UsageError("option " + a + " takes no value");
+  }
+  if (o.scene_path.empty()) throw UsageError("missing SCENE (a JSON scene file or an MJCF .xml file)");
+  if (o.scaling_mode) {
+    if (o.worlds > 0) throw UsageError("--worlds and --scaling/--scaling-max exclude each other");
+    if (o.scaling.empty())
+      for (int n = 1; n <= o.scaling_max; n *= 2) o.scaling.push_back(n);
+    if (o.scaling_max > 0) {
+      o.scaling.erase(std::remove_if(o.scaling.begin(), o.scaling.end(), [&](int n) { return n > o.scaling_max; }),
+                      o.scaling.end());
+      if (o.scaling.empty()) throw UsageError("--scaling-max " + std::to_string(o.scaling_max) + " leaves no world count of --scaling");
+    }
+    std::sort(o.scaling.begin(), o.scaling.end());
+    o.scaling.erase(std::unique(o.scaling.begin(), o.scaling.end()), o.scaling.end());
+  }
+  if (o.stats_every < 0) o.stats_every = o.scaling_mode ? 0 : 1;
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct RunResult {
+  int nworld = 0;
+  long long steps = 0, warmup = 0;
+  double setup_s = 0, wall_s = 0;  // wall_s: total over the repeats of the timed window
+  int repeats = 0;
+  long long rss_growth = -1;  // resident-memory growth while the simulator exists (bytes)
+  std::string device;
+  int threads = 1;
+  // statistics pass
+  bool have_stats = false;
+  int stats_every = 0;
+  long long sampled_steps = 0;
+  double stats_wall_s = 0;
+  double t_collide = 0, t_free_motion = 0, t_setup = 0, t_solve = 0, t_integrate = 0;  // sums (ms)
+  IntHistogram newton, line_search, contacts;
+  long long truncated_total = 0;
+  std::map<std::string, long long> status_counts;
+  // end of the timed pass (and any failure seen in the statistics pass)
+  std::set<int> failed_worlds;
+  int nonfinite_state_worlds = 0;
+};
+
+long long memory_available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  long long kb = 0;
+  std::string unit;
+  while (f >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return -1;
+}
+
+long long resident_bytes() {
+  std::ifstream f("/proc/self/statm");
+  long long size = 0, resident = 0;
+  if (!(f >> size >> resident)) return -1;
+  return resident * static_cast<long long>(sysconf(_SC_PAGESIZE));
+}
+
+int count_nonfinite_worlds(Simulator& sim) {
+  const auto q = sim.state().qpos.buffer().to_host();
+  const auto v = sim.state().qvel.buffer().to_host();
+  const std::size_t nq = sim.state().qpos.per_world(), nv = sim.state().qvel.per_world();
+  int bad = 0;
+  for (int w = 0; w < sim.nworld(); ++w) {
+    bool ok = true;
+    for (std::size_t i = 0; i < nq && ok; ++i) ok = std::isfinite(q[static_cast<std::size_t>(w) * nq + i]);
+    for (std::size_t i = 0; i < nv && ok; ++i) ok = std::isfinite(v[static_cast<std::size_t>(w) * nv + i]);
+    bad += ok ? 0 : 1;
+  }
+  return bad;
+}
+
+RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_every, const SolverOptions* solver) {
+  RunResult r;
+  r.nworld = nworld;
+  r.steps = o.steps;
+  r.warmup = o.warmup;
+  SimulatorOptions so;
+  so.nworld = nworld;
+  so.backend = o.backend;
+  so.threads = o.threads;
+  if (solver) {
+    so.override_solver = true;
+    so.solver = *solver;
+  }
+  const long long rss0 = resident_bytes();
+  const auto t_setup0 = std::chrono::steady_clock::now();
+  Simulator sim(scene, so);
+  sim.context().synchronize();
+  r.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup0).count();
+  r.device = sim.context().device_name();
+  r.threads = sim.context().threads();
+  const bool progress = !o.quiet;
+  const std::string tag = std::to_string(nworld) + " world" + (nworld == 1 ? "" : "s");
+
+  // Pass 1: timed, no reads. With --min-time the same window (reset, warm-up, steps) is
+  // repeated until the timed total reaches it, so every nworld times the same physics.
+  {
+    Progress bar("timing " + tag, o.steps, progress && o.min_time <= 0);
+    while (true) {
+      if (r.repeats > 0) sim.reset();
+      for (long long i = 0; i < o.warmup; ++i) sim.step();
+      sim.context().synchronize();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (long long i = 0; i < o.steps; ++i) {
+        sim.step();
+        bar.update(i + 1);
+      }
+      sim.context().synchronize();
+      r.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++r.repeats;
+      if (r.wall_s >= o.min_time) break;
+    }
+  }
+  const long long rss1 = resident_bytes();
+  if (rss0 >= 0 && rss1 >= 0) r.rss_growth = rss1 - rss0;
+  for (int w : sim.failed_worlds()) r.failed_worlds.insert(w);
+  r.nonfinite_state_worlds = count_nonfinite_worlds(sim);
+
+  // Pass 2: statistics, replaying the same steps from reset and reading every k-th step.
+  if (stats_every > 0) {
+    r.have_stats = true;
+    r.stats_every = stats_every;
+    sim.reset();
+    for (long long i = 0; i < o.warmup; ++i) sim.step();
+    Progress bar("statistics " + tag, o.steps, progress);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long long i = 0; i < o.steps; ++i) {
+      sim.step();
+      bar.update(i + 1);
+      if (i % stats_every != 0) continue;
+      const StepTimes t = sim.last_step_times();
+      r.t_collide += t.collide;
+      r.t_free_motion += t.solver.free_motion;
+      r.t_setup += t.solver.contact_setup;
+      r.t_solve += t.solver.solve;
+      r.t_integrate += t.solver.integrate;
+      const StepDiagnostics d = sim.solver().diagnostics();
+      for (int w = 0; w < nworld; ++w) {
+        const std::size_t k = static_cast<std::size_t>(w);
+        r.newton.add(d.newton_iterations[k]);
+        r.line_search.add(d.line_search_iterations[k]);
+        r.contacts.add(d.contacts[k]);
+        r.truncated_total += d.truncated_contacts[k];
+        const int s = d.status[k];
+        if (s & kStatusConverged) ++r.status_counts["converged"];
+        if (s & kStatusIterationLimit) ++r.status_counts["iteration_limit"];
+        if (s & kStatusLineSearchFailed) ++r.status_counts["line_search_failed"];
+        if (s & kStatusNotDescent) ++r.status_counts["not_descent"];
+        if (s & kStatusNonFinite) ++r.status_counts["non_finite"];
+        if (s & kStatusFactorizationFailed) ++r.status_counts["factorization_failed"];
+        if (s & kStatusFailureMask) r.failed_worlds.insert(w);
+      }
+      ++r.sampled_steps;
+    }
+    sim.context().synchronize();
+    r.stats_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+nlohmann::json run_json(const Scene& scene, const RunResult& r) {
+  using nlohmann::json;
+  json j;
+  const double steps = static_cast<double>(r.steps) * r.repeats;
+  const double world_steps = static_cast<double>(r.nworld) * steps;
+  const double sim_time = steps * scene.dt;
+  j["nworld"] = r.nworld;
+  j["steps"] = r.steps;
+  j["warmup"] = r.warmup;
+  j["setup_s"] = r.setup_s;
+  j["wall_s"] = r.wall_s;
+  j["world_steps_per_s"] = finite_or_null(world_steps / r.wall_s);
+  j["repeats"] = r.repeats;
+  j["steps_per_s"] = finite_or_null(steps / r.wall_s);
+  j["ms_per_step"] = finite_or_null(1e3 * r.wall_s / steps);
+  j["realtime_factor_per_world"] = finite_or_null(sim_time / r.wall_s);
+  j["realtime_factor_aggregate"] = finite_or_null(static_cast<double>(r.nworld) * sim_time / r.wall_s);
+  j["failed_worlds"] = r.failed_worlds.size();
+  std::vector<int> ids(r.failed_worlds.begin(), r.failed_worlds.end());
+  if (ids.size() > 32) ids.resize(32);
+  j["failed_world_ids"] = ids;  // the first 32
+  j["nonfinite_state_worlds"] = r.nonfinite_state_worlds;
+  j["host_rss_growth_mib"] = r.rss_growth >= 0 ? nlohmann::json(static_cast<double>(r.rss_growth) / 1048576.0)
+                                               : nlohmann::json(nullptr);
+  if (!r.have_stats) {
+    j["stats"] = nullptr;
+    j["stages_ms"] = nullptr;
+    return j;
+  }
+  const double n = static_cast<double>(r.sampled_steps);
+  json st;
+  st["collide"] = r.t_collide / n;
+  st["free_motion"] = r.t_free_motion / n;
+  st["contact_setup"] = r.t_setup / n;
+  st["solve"] = r.t_solve / n;
+  st["integrate"] = r.t_integrate / n;
+  st["total"] = (r.t_collide + r.t_free_motion + r.t_setup + r.t_solve + r.t_integrate) / n;
+  j["stages_ms"] = st;
+  json s;
+  s["every"] = r.stats_every;
+  s["sampled_steps"] = r.sampled_steps;
+  s["world_steps"] = r.newton.count();
+  s["pass_wall_s"] = r.stats_wall_s;
+  s["newton_iterations"] = {{"mean", r.newton.mean()}, {"p50", r.newton.percentile(0.5)},
+                            {"p95", r.newton.percentile(0.95)}, {"max", r.newton.max()}};
+  s["line_search_iterations"] = {{"mean", r.line_search.mean()}, {"p95", r.line_search.percentile(0.95)},
+                                 {"max", r.line_search.max()}};
+  s["contacts_per_world"] = {{"mean", r.contacts.mean()}, {"max", r.contacts.max()}};
+  s["truncated_contacts_total"] = r.truncated_total;
+  json sc = json::object();
+  for (const char* k : {"converged", "iteration_limit", "line_search_failed", "not_descent", "non_finite",
+                        "factorization_failed"}) {
+    const auto it = r.status_counts.find(k);
+    sc[k] = it == r.status_counts.end() ? 0LL : it->second;
+  }
+  s["status_world_steps"] = sc;
+  j["stats"] = s;
+  return j;
+}
+
+nlohmann::json meta_json(const Scene& scene, const Options& o, const SolverOptions& solver, int max_rigid_contact,
+                         const RunResult& any) {
+  using nlohmann::json;
+  json j;
+  j["tool"] = "sap_bench";
+  j["format_version"] = 1;
+  j["date"] = iso_time_now();
+  j["scene"] = scene.name;
+  j["scene_file"] = o.scene_path;
+  j["backend"] = any.device.rfind("CPU", 0) == 0 ? "cpu" : "cuda";
+  j["device"] = any.device;
+  j["threads"] = any.threads;
+  j["cpu_model"] = cpu_model_name();
+  j["cpu_hardware_threads"] = cpu_hardware_threads();
+  j["dt"] = scene.dt;
+  j["model"] = {{"nbody", scene.model.nbody}, {"nq", scene.model.nq},     {"nv", scene.model.nv},
+                {"ngeom", scene.model.ngeom}, {"npair", scene.model.npair}, {"nu", scene.model.nu}};
+  j["max_rigid_contact"] = max_rigid_contact;
+  j["solver"] = config_json(solver.resolve());
+  json ov = json::array();
+  if (!o.solver.preset.empty()) ov.push_back("contact_preset_variant=" + o.solver.preset);
+  if (!o.solver.line_search.empty()) ov.push_back("line_search_variant=" + o.solver.line_search);
+  for (const auto& kv : o.solver.sets) ov.push_back(kv.first + "=" + kv.second);
+  j["solver_overrides"] = ov;
+  j["warnings"] = scene.warnings;
+  return j;
+}
+
+double num(const nlohmann::json& x) { return x.is_number() ? x.get<double>() : std::nan(""); }
+
+// 79260.3 -> "79,260"; 12.345 -> "12.35"; small values keep 4 significant digits.
+std::string human(double x) {
+  if (!std::isfinite(x)) return "n/a";
+  char buf[64];
+  if (std::fabs(x) < 1000) {
+    std::snprintf(buf, sizeof buf, "%.4g", x);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.0f", x);
+  std::string d = buf, out;
+  const std::size_t lead = d[0] == '-' ? 1 : 0;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    out += d[i];
+    const std::size_t rest = d.size() - 1 - i;
+    if (i >= lead && rest > 0 && rest % 3 == 0) out += ',';
+  }
+  return out;
+}
+
+void print_summary(const Scene& scene, const Options& o, const nlohmann::json& meta, const RunResult& r,
+                   const nlohmann::json& rec) {
+  std::printf("sap_bench  %s  (%s)\n", scene.name.c_str(), o.scene_path.c_str());
+  std::printf("  device        %s; host %s, %d hardware threads\n", r.device.c_str(), cpu_model_name().c_str(),
+              cpu_hardware_threads());
+  std::printf("  model         nbody %d, nq %d, nv %d, ngeom %d, contact capacity %d per world\n", scene.model.nbody,
+              scene.model.nq, scene.model.nv, scene.model.ngeom, meta["max_rigid_contact"].get<int>());
+  const auto& sv = meta["solver"];
+  std::printf("  solver        %s, line search %s%s\n", sv["preset"].get<std::string>().c_str(),
+              sv["line_search_variant"].get<std::string>().c_str(),
+              meta["solver_overrides"].empty() ? "" : (" (overrides: " + meta["solver_overrides"].dump() + ")").c_str());
+  std::printf("  run           nworld %d, dt %g s, %lld timed steps after %lld warm-up steps%s (setup %.3f s)\n",
+              r.nworld, scene.dt, r.steps, r.warmup,
+              r.repeats > 1 ? (", " + std::to_string(r.repeats) + " repeats").c_str() : "", r.setup_s);
+  std::printf("  throughput    %s world-steps/s  (%s steps/s, %.4g ms per step, wall %.3f s)\n",
+              human(num(rec["world_steps_per_s"])).c_str(), human(num(rec["steps_per_s"])).c_str(),
+              num(rec["ms_per_step"]), r.wall_s);
+  std::printf("  realtime      %s x per world, %s x aggregate (simulated s per wall s)\n",
+              human(num(rec["realtime_factor_per_world"])).c_str(), human(num(rec["realtime_factor_aggregate"])).c_str());
+  if (r.have_stats) {
+    const auto& st = rec["stages_ms"];
+    std::printf("  stages        ms/step: collide %.4g | free motion %.4g | contact setup %.4g | solve %.4g | "
+                "integrate %.4g | sum %.4g\n",
+                st["collide"].get<double>(), st["free_motion"].get<double>(), st["contact_setup"].get<double>(),
+                st["solve"].get<double>(), st["integrate"].get<double>(), st["total"].get<double>());
+    const auto& s = rec["stats"];
+    std::printf("  statistics    over %lld world-steps (%s of a replay pass, %.2f s)\n",
+                s["world_steps"].get<long long>(),
+                r.stats_every == 1 ? "every step" : ("every " + std::to_string(r.stats_every) + "th step").c_str(),
+                r.stats_wall_s);
+    std::printf("  newton        mean %.3g, p95 %d, max %d iterations per world-step\n", r.newton.mean(),
+                r.newton.percentile(0.95), r.newton.max());
+    std::printf("  line search   mean %.3g, max %d evaluations per world-step\n", r.line_search.mean(),
+                r.line_search.max());
+    std::printf("  contacts      mean %.3g, max %d per world\n", r.contacts.mean(), r.contacts.max());
+    std::printf("  truncated     %lld contacts (total over world-steps)\n", r.truncated_total);
+    const auto& sc = s["status_world_steps"];
+    std::printf("  exit status   converged %lld, iteration limit %lld, line search failed %lld, not descent %lld "
+                "(world-steps)\n",
+                sc["converged"].get<long long>(), sc["iteration_limit"].get<long long>(),
+                sc["line_search_failed"].get<long long>(), sc["not_descent"].get<long long>());
+  } else {
+    std::printf("  statistics    skipped (--stats-every 0)\n");
+  }
+  std::printf("  failed        %zu worlds%s", r.failed_worlds.size(), r.failed_worlds.empty() ? "" : " (first:");
+  int shown = 0;
+  for (int w : r.failed_worlds) {
+    if (shown++ == 8) break;
+    std::printf(" %d", w);
+  }
+  std::printf("%s; non-finite state in %d worlds\n", r.failed_worlds.empty() ? "" : ")", r.nonfinite_state_worlds);
+  if (!scene.warnings.empty())
+    std::printf("  scene notes   %zu (first: %s)\n", scene.warnings.size(), scene.warnings.front().c_str());
+}
+
+int run(int argc, char** argv) {
+  const Options o = parse_options(argc, argv);
+  // Fail fast on --backend cuda without a device; say when --threads has no effect.
+  if (resolve_backend(o.backend) == Backend::CUDA && o.threads > 0)
+    std::fprintf(stderr, "sap_bench: note: --threads applies to the CPU backend only; ignored on CUDA\n");
+  const Scene scene = load_bench_scene(o.scene_path, o.load);
+  SolverOptions solver = scene.solver;
+  const bool override_solver = o.solver.any();
+  if (override_solver) apply_solver_overrides(solver, o.solver);
+  const int max_rigid_contact =
+      scene.max_rigid_contact > 0 ? scene.max_rigid_contact : estimate_contact_capacity(scene.model, 1024);
+
+  if (!o.scaling_mode) {
+    const int nworld = o.worlds > 0 ? o.worlds : scene.num_worlds;
+    const RunResult r = run_once(scene, o, nworld, o.stats_every, override_solver ? &solver : nullptr);
+    nlohmann::json rec = meta_json(scene, o, solver, max_rigid_contact, r);
+    rec["mode"] = "single";
+    const nlohmann::json run_rec = run_json(scene, r);
+    for (auto it = run_rec.begin(); it != run_rec.end(); ++it) rec[it.key()] = it.value();
+    if (!o.quiet) print_summary(scene, o, rec, r, rec);
+    if (!o.json_path.empty()) write_json_file(o.json_path, rec);
+    return r.failed_worlds.empty() && r.nonfinite_state_worlds == 0 ? 0 : 3;
+  }
+
+  // Scaling sweep: one simulator per world count, timed pass only unless --stats-every K.
+  nlohmann::json out;
+  nlohmann::json records = nlohmann::json::array();
+  std::string stopped;
+  bool any_failed = false;
+  if (!o.quiet)
+    std::printf("sap_bench scaling  %s  (%s), %lld steps%s after %lld warm-up steps\n%8s %8s %10s %14s %12s %12s %8s\n",
+                scene.name.c_str(), o.scene_path.c_str(), o.steps,
+                o.min_time > 0 ? (", repeated for >= " + human(o.min_time) + " s").c_str() : "", o.warmup, "nworld",
+                "repeats", "wall s", "world-steps/s", "ms/step", "RTF aggr.", "failed");
+  const bool cpu = resolve_backend(o.backend) == Backend::CPU;
+  for (std::size_t i = 0; i < o.scaling.size(); ++i) {
+    const int n = o.scaling[i];
+    RunResult r;
+    try {
+      r = run_once(scene, o, n, o.stats_every, override_solver ? &solver : nullptr);
+    } catch (const std::bad_alloc&) {
+      stopped = "out of memory at nworld " + std::to_string(n);
+      break;
+    } catch (const std::runtime_error& e) {
+      // CUDA allocation failures arrive as runtime_error; anything else is a real error.
+      const std::string what = e.what();
+      if (what.find("memory") == std::string::npos && what.find("alloc") == std::string::npos) throw;
+      stopped = "allocation failed at nworld " + std::to_string(n) + ": " + what;
+      break;
+    }
+    if (out.empty()) out = meta_json(scene, o, solver, max_rigid_contact, r);
+    nlohmann::json rec = run_json(scene, r);
+    records.push_back(rec);
+    any_failed = any_failed || !r.failed_worlds.empty() || r.nonfinite_state_worlds > 0;
+    if (!o.quiet) {
+      std::printf("%8d %8d %10.3f %14s %12.4g %12.4g %8zu\n", n, r.repeats, r.wall_s,
+                  human(num(rec["world_steps_per_s"])).c_str(), num(rec["ms_per_step"]), num(rec["realtime_factor_aggregate"]),
+                  r.failed_worlds.size());
+      std::fflush(stdout);
+    }
+    // On the CPU, stop before a world count whose memory (extrapolated from this one's resident
+    // growth) would not fit in 80% of the available memory: Linux kills rather than failing.
+    const long long avail = memory_available_bytes();
+    if (cpu && i + 1 < o.scaling.size() && r.rss_growth > 0 && avail > 0) {
+      const double per_world = static_cast<double>(r.rss_growth) / n;
+      const double need = per_world * o.scaling[i + 1];
+      if (need > 0.8 * static_cast<double>(avail)) {
+        stopped = "stopped before nworld " + std::to_string(o.scaling[i + 1]) + ": about " +
+                  std::to_string(static_cast<long long>(need / 1048576)) + " MiB needed, " +
+                  std::to_string(avail / 1048576) + " MiB available";
+        break;
+      }
+    }
+  }
+  if (out.empty()) throw std::runtime_error("scaling: no world count could run (" + stopped + ")");
+  out["mode"] = "scaling";
+  out["steps"] = o.steps;
+  out["min_time_s"] = o.min_time;
+  out["warmup"] = o.warmup;
+  out["stats_every"] = o.stats_every;
+  out["records"] = records;
+  out["stopped"] = stopped.empty() ? nlohmann::json(nullptr) : nlohmann::json(stopped);
+  if (!o.quiet) {
+    std::printf("  device %s; host %s, %d hardware threads\n", out["device"].get<std::string>().c_str(),
+                cpu_model_name().c_str(), cpu_hardware_threads());
+    if (!stopped.empty()) std::printf("  %s\n", stopped.c_str());
+  }
+  if (!o.json_path.empty()) write_json_file(o.json_path, out);
+  return any_failed ? 3 : 0;
+}
+
+}  // namespace
+}  // namespace sap::bench
+
+int main(int argc, char** argv) {
+  try {
+    return sap::bench::run(argc, argv);
+  } catch (const sap::bench::UsageError& e) {
+    std::fprintf(stderr, "sap_bench: error: %s\n(see sap_bench --help)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sap_bench: error: %s\n", e.what());
+    return 1;
+  }
+}
