@@ -34,8 +34,8 @@ class ThreadPool {
   const std::function<void(int, int)>* job_ = nullptr;
   int ntask_ = 0;
   std::atomic<int> next_{0};
-  int active_ = 0;
-  unsigned generation_ = 0;
+  std::atomic<int> active_{0};
+  std::atomic<unsigned> generation_{0};
   bool stop_ = false;
 };
 
