@@ -22,6 +22,8 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
   clock_ = ctx_->make_clock(2);
   ctrl_host_.assign(static_cast<std::size_t>(nworld_) * static_cast<std::size_t>(scene.model.nu), 0.0);
   ctrl_vel_host_ = ctrl_host_;
+  ctrl_world_.assign(static_cast<std::size_t>(scene.model.nu), 0.0);
+  ctrl_vel_world_ = ctrl_world_;
   reset();
 }
 
@@ -59,11 +61,10 @@ void Simulator::set_control(const std::vector<double>& ctrl) {
 void Simulator::apply_scene_controls() {
   const int nu = scene_.model.nu;
   if (nu == 0 || !scene_controls_ || scene_.controls.empty()) return;
-  std::vector<double> c, cv;
   for (int w = 0; w < nworld_; ++w) {
-    scene_control(scene_, time_, w, c, cv);
-    std::copy(c.begin(), c.end(), ctrl_host_.begin() + static_cast<long>(w) * nu);
-    std::copy(cv.begin(), cv.end(), ctrl_vel_host_.begin() + static_cast<long>(w) * nu);
+    scene_control(scene_, time_, w, ctrl_world_, ctrl_vel_world_);  // sized once: no allocation
+    std::copy(ctrl_world_.begin(), ctrl_world_.end(), ctrl_host_.begin() + static_cast<long>(w) * nu);
+    std::copy(ctrl_vel_world_.begin(), ctrl_vel_world_.end(), ctrl_vel_host_.begin() + static_cast<long>(w) * nu);
   }
   control_->ctrl.buffer().upload(ctrl_host_);
   control_->ctrl_vel.buffer().upload(ctrl_vel_host_);

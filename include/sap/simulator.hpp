@@ -81,7 +81,7 @@ class Simulator {
   std::unique_ptr<Control> control_;
   std::unique_ptr<Contacts> contacts_;
   std::unique_ptr<StageClock> clock_;
-  std::vector<double> ctrl_host_, ctrl_vel_host_;
+  std::vector<double> ctrl_host_, ctrl_vel_host_, ctrl_world_, ctrl_vel_world_;
 };
 
 }  // namespace sap
