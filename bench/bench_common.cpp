@@ -306,4 +306,36 @@ void write_json_file(const std::string& path, const nlohmann::json& j, int inden
   if (!f) throw std::runtime_error("error writing '" + path + "'");
 }
 
+void parse_common_option(ArgReader& r, const std::string& a, CommonOptions& o) {
+  if (a == "--dt") {
+    o.load.dt = parse_double(a, r.value(a), 1e-9, 10.0);
+  } else if (a == "--backend") {
+    const std::string b = r.value(a);
+    try {
+      o.backend = parse_backend(b);
+    } catch (const std::exception&) {
+      throw UsageError("option --backend: expected cpu, cuda or auto, got '" + b + "'");
+    }
+  } else if (a == "--threads") {
+    o.threads = static_cast<int>(parse_int(a, r.value(a), 0, 4096));
+  } else if (a == "--keyframe") {
+    o.load.keyframe = r.value(a);
+  } else if (a == "--drop-unsupported") {
+    o.load.drop_unsupported = true;
+  } else if (a == "--quiet") {
+    o.quiet = true;
+  } else if (a.size() > 1 && a[0] == '-') {
+    throw UsageError("unknown option '" + a + "'");
+  } else if (o.scene_path.empty()) {
+    o.scene_path = a;
+  } else {
+    throw UsageError("unexpected argument '" + a + "' (the scene is already '" + o.scene_path + "')");
+  }
+  if (r.has_inline_value()) throw UsageError("option " + a + " takes no value");
+}
+
+void check_common_options(const CommonOptions& o) {
+  if (o.scene_path.empty()) throw UsageError("missing SCENE (a JSON scene file or an MJCF .xml file)");
+}
+
 }  // namespace sap::bench

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sap/backend/buffer.hpp"
 #include "sap/scene.hpp"
 #include "sap/solver_options.hpp"
 
@@ -57,6 +58,22 @@ struct SceneLoadOptions {
   bool drop_unsupported = false;  // MJCF only: see ImportOptions::drop_unsupported
 };
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& options);
+
+// Options both executables take: the scene (the one positional argument), --dt, --keyframe,
+// --drop-unsupported, --backend, --threads, --quiet.
+struct CommonOptions {
+  std::string scene_path;
+  SceneLoadOptions load;
+  Backend backend = Backend::Auto;
+  int threads = 0;
+  bool quiet = false;
+};
+// Handles argument `a` (just read from r) when it is a common option or the scene; otherwise
+// throws UsageError for an unknown option or a second positional argument. Call it last in the
+// option chain.
+void parse_common_option(ArgReader& r, const std::string& a, CommonOptions& o);
+// After the loop: a scene was given.
+void check_common_options(const CommonOptions& o);
 
 // Solver overrides from the command line: --preset, --line-search, --set key=value (in order).
 struct SolverOverrides {

@@ -60,19 +60,14 @@ struct VariantSpec {
   std::vector<std::pair<std::string, std::string>> overrides;
 };
 
-struct Options {
-  std::string scene_path;
+struct Options : CommonOptions {
   int worlds = 0;
   long long steps = 200;
   bool one_step = false;
   std::string reference = "approx64";
   std::vector<VariantSpec> extra;
   SolverOverrides common;
-  Backend backend = Backend::Auto;
-  int threads = 0;
   std::string csv_path, json_path;
-  SceneLoadOptions load;
-  bool quiet = false;
 };
 
 // [NAME=]PRESET[:key=value[,key=value...]]
@@ -137,37 +132,17 @@ Options parse_options(int argc, char** argv) {
       o.common.sets.push_back(parse_key_value(a, r.value(a)));
     } else if (a == "--line-search") {
       o.common.line_search = r.value(a);
-    } else if (a == "--dt") {
-      o.load.dt = parse_double(a, r.value(a), 1e-9, 10.0);
-    } else if (a == "--backend") {
-      const std::string b = r.value(a);
-      try {
-        o.backend = parse_backend(b);
-      } catch (const std::exception&) {
-        throw UsageError("option --backend: expected cpu, cuda or auto, got '" + b + "'");
-      }
-    } else if (a == "--threads") {
-      o.threads = static_cast<int>(parse_int(a, r.value(a), 0, 4096));
     } else if (a == "--csv") {
       o.csv_path = r.value(a);
     } else if (a == "--json") {
       o.json_path = r.value(a);
-    } else if (a == "--keyframe") {
-      o.load.keyframe = r.value(a);
-    } else if (a == "--drop-unsupported") {
-      o.load.drop_unsupported = true;
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "'");
-    } else if (o.scene_path.empty()) {
-      o.scene_path = a;
     } else {
-      throw UsageError("unexpected argument '" + a + "' (the scene is already '" + o.scene_path + "')");
+      parse_common_option(r, a, o);
+      continue;
     }
     if (r.has_inline_value()) throw UsageError("option " + a + " takes no value");
   }
-  if (o.scene_path.empty()) throw UsageError("missing SCENE (a JSON scene file or an MJCF .xml file)");
+  check_common_options(o);
   return o;
 }
 

@@ -58,21 +58,16 @@ Realtime factor = simulated seconds per wall second: per world (steps x dt / wal
 (x nworld). See docs/benchmarks.md.
 )";
 
-struct Options {
-  std::string scene_path;
+struct Options : CommonOptions {
   int worlds = 0;
   long long steps = 200, warmup = 10;
   double min_time = 0;
   SolverOverrides solver;
-  Backend backend = Backend::Auto;
-  int threads = 0;
   int stats_every = -1;  // -1: mode default
   std::string json_path;
   std::vector<int> scaling;
   int scaling_max = 0;
   bool scaling_mode = false;
-  SceneLoadOptions load;
-  bool quiet = false;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -92,23 +87,12 @@ Options parse_options(int argc, char** argv) {
       o.warmup = parse_int(a, r.value(a), 0, 1LL << 40);
     } else if (a == "--min-time") {
       o.min_time = parse_double(a, r.value(a), 0.0, 1e6);
-    } else if (a == "--dt") {
-      o.load.dt = parse_double(a, r.value(a), 1e-9, 10.0);
     } else if (a == "--preset") {
       o.solver.preset = r.value(a);
     } else if (a == "--line-search") {
       o.solver.line_search = r.value(a);
     } else if (a == "--set") {
       o.solver.sets.push_back(parse_key_value(a, r.value(a)));
-    } else if (a == "--backend") {
-      const std::string b = r.value(a);
-      try {
-        o.backend = parse_backend(b);
-      } catch (const std::exception&) {
-        throw UsageError("option --backend: expected cpu, cuda or auto, got '" + b + "'");
-      }
-    } else if (a == "--threads") {
-      o.threads = static_cast<int>(parse_int(a, r.value(a), 0, 4096));
     } else if (a == "--stats-every") {
       o.stats_every = static_cast<int>(parse_int(a, r.value(a), 0, 1 << 30));
     } else if (a == "--json") {
@@ -120,22 +104,13 @@ Options parse_options(int argc, char** argv) {
     } else if (a == "--scaling-max") {
       o.scaling_max = static_cast<int>(parse_int(a, r.value(a), 1, kMaxWorlds));
       o.scaling_mode = true;
-    } else if (a == "--keyframe") {
-      o.load.keyframe = r.value(a);
-    } else if (a == "--drop-unsupported") {
-      o.load.drop_unsupported = true;
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (a.size() > 1 && a[0] == '-') {
-      throw UsageError("unknown option '" + a + "'");
-    } else if (o.scene_path.empty()) {
-      o.scene_path = a;
     } else {
-      throw UsageError("unexpected argument '" + a + "' (the scene is already '" + o.scene_path + "')");
+      parse_common_option(r, a, o);
+      continue;
     }
     if (r.has_inline_value()) throw UsageError("option " + a + " takes no value");
   }
-  if (o.scene_path.empty()) throw UsageError("missing SCENE (a JSON scene file or an MJCF .xml file)");
+  check_common_options(o);
   if (o.scaling_mode) {
     if (o.worlds > 0) throw UsageError("--worlds and --scaling/--scaling-max exclude each other");
     if (o.scaling.empty())
