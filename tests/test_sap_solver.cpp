@@ -365,3 +365,52 @@ TEST_P(PresetTest, PdDrivenJointReachesTarget) {
     EXPECT_LT(std::abs(run.v()), 1e-3);
   }
 }
+
+// Garbage inputs (Drake issue #19322): a NaN control reaching one world's PD constraint flags
+// that world (non_finite; its state is kept) and leaves the other worlds bit-identical.
+TEST(FailureIsolation, NanControlInOneWorld) {
+  ModelBuilder b;
+  b.set_gravity({0, 0, -kG});
+  BodySpec bs;
+  bs.name = "arm";
+  bs.mass = 1.0;
+  bs.com = {0, 0.4, 0};
+  bs.inertia = {0.01, 0.01, 0.01, 0, 0, 0};
+  const int id = b.add_body(bs);
+  JointSpec j;
+  j.type = kJointHinge;
+  j.axis = {1, 0, 0};
+  ActuatorSpec a;
+  a.type = kActPosition;
+  a.joint = b.add_joint(id, j);
+  a.kp = 50;
+  a.kd = 5;
+  b.add_actuator(a);
+  const Model m = b.finalize();
+  const int nworld = 3, bad = 1;
+  Context ctx(Backend::CPU, 2);
+  SolverSAP clean(m, ctx, nworld, preset("approx64")), dirty(m, ctx, nworld, preset("approx64"));
+  State s0(m, nworld, Backend::CPU), s1(m, nworld, Backend::CPU), d0(m, nworld, Backend::CPU), d1(m, nworld, Backend::CPU);
+  Control cc(m, nworld, Backend::CPU), cd(m, nworld, Backend::CPU);
+  Contacts none(nworld, 0, Backend::CPU);
+  for (int w = 0; w < nworld; ++w) {
+    const double target = 0.2 * (w + 1), garbage = w == bad ? std::nan("") : target;
+    cc.ctrl.world_from_host(w, &target);
+    cd.ctrl.world_from_host(w, &garbage);
+  }
+  const double q_bad = d0.qpos.world_to_host(bad)[0];
+  for (int k = 0; k < 20; ++k) {
+    clean.step(s0, s1, cc, none, 1e-3);
+    dirty.step(d0, d1, cd, none, 1e-3);
+    std::swap(s0, s1);
+    std::swap(d0, d1);
+    EXPECT_TRUE(dirty.world_status()[bad] & kStatusNonFinite);
+  }
+  for (int w = 0; w < nworld; ++w) {
+    if (w == bad) continue;
+    EXPECT_EQ(s0.qpos.world_to_host(w), d0.qpos.world_to_host(w)) << w;
+    EXPECT_EQ(s0.qvel.world_to_host(w), d0.qvel.world_to_host(w)) << w;
+  }
+  EXPECT_EQ(d0.qpos.world_to_host(bad)[0], q_bad);
+  EXPECT_TRUE(std::isfinite(d0.qvel.world_to_host(bad)[0]));
+}
