@@ -270,8 +270,10 @@ TEST(Newton, MonotoneDefaultCloseToTightSolution) {
 }
 
 namespace {
-// Hinge arm: axis x at the world origin, point mass at distance l along +y (horizontal at q = 0).
-Model hinge_arm(double l, double mass, bool limited, double lo, double hi) {
+// Hinge arm: axis x at the world origin, point mass at distance l along +y (horizontal at q = 0),
+// optionally driven by `actuator` (its joint field is filled in).
+Model hinge_arm(double l, double mass, bool limited, double lo, double hi, double damping = 0.5,
+                const ActuatorSpec* actuator = nullptr) {
   ModelBuilder b;
   b.set_gravity({0, 0, -kG});
   BodySpec bs;
@@ -286,9 +288,13 @@ Model hinge_arm(double l, double mass, bool limited, double lo, double hi) {
   j.axis = {1, 0, 0};
   j.limited = limited;
   j.range = {lo, hi};
-  j.damping = 0.5;
+  j.damping = damping;
   const int jid = b.add_joint(id, j);
-  (void)jid;
+  if (actuator) {
+    ActuatorSpec a = *actuator;
+    a.joint = jid;
+    b.add_actuator(a);
+  }
   return b.finalize();
 }
 
@@ -330,28 +336,14 @@ TEST_P(PresetTest, JointLimitHoldsAgainstGravity) {
 TEST_P(PresetTest, PdDrivenJointReachesTarget) {
   const double l = 0.5, mass = 2.0, kp = 400, kd = 40, target = 0.6;
   for (double effort : {1e9, 6.0}) {
-    ModelBuilder b;
-    b.set_gravity({0, 0, -kG});
-    BodySpec bs;
-    bs.name = "arm";
-    bs.mass = mass;
-    bs.com = {0, l, 0};
-    bs.inertia = {0.01, 0.01, 0.01, 0, 0, 0};
-    const int id = b.add_body(bs);
-    JointSpec j;
-    j.type = kJointHinge;
-    j.axis = {1, 0, 0};
-    j.damping = 2.0;  // a saturated PD applies a constant torque: damping must come from the joint
-    const int jid = b.add_joint(id, j);
     ActuatorSpec a;
     a.type = kActPosition;
-    a.joint = jid;
     a.kp = kp;
     a.kd = kd;
     a.forcelimited = effort < 1e8;
     a.forcerange = {-effort, effort};
-    b.add_actuator(a);
-    JointRunner run(b.finalize(), preset(GetParam()));
+    // A saturated PD applies a constant torque: damping must come from the joint.
+    JointRunner run(hinge_arm(l, mass, false, 0, 0, 2.0, &a), preset(GetParam()));
     run.control.ctrl.world_from_host(0, &target);
     for (int i = 0; i < 4000; ++i) run.step(1e-3);
     // Gravity torque about +x of the arm at angle q: -m g l cos(q).
@@ -369,24 +361,11 @@ TEST_P(PresetTest, PdDrivenJointReachesTarget) {
 // Garbage inputs (Drake issue #19322): a NaN control reaching one world's PD constraint flags
 // that world (non_finite; its state is kept) and leaves the other worlds bit-identical.
 TEST(FailureIsolation, NanControlInOneWorld) {
-  ModelBuilder b;
-  b.set_gravity({0, 0, -kG});
-  BodySpec bs;
-  bs.name = "arm";
-  bs.mass = 1.0;
-  bs.com = {0, 0.4, 0};
-  bs.inertia = {0.01, 0.01, 0.01, 0, 0, 0};
-  const int id = b.add_body(bs);
-  JointSpec j;
-  j.type = kJointHinge;
-  j.axis = {1, 0, 0};
   ActuatorSpec a;
   a.type = kActPosition;
-  a.joint = b.add_joint(id, j);
   a.kp = 50;
   a.kd = 5;
-  b.add_actuator(a);
-  const Model m = b.finalize();
+  const Model m = hinge_arm(0.4, 1.0, false, 0, 0, 0.0, &a);
   const int nworld = 3, bad = 1;
   Context ctx(Backend::CPU, 2);
   SolverSAP clean(m, ctx, nworld, preset("approx64")), dirty(m, ctx, nworld, preset("approx64"));
