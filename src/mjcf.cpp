@@ -453,31 +453,21 @@ class MjcfImporter {
 
   void read_orientation(const Node& n, Orientation& o) {
     const std::string f = file(n);
+    // MuJoCo's orientation attributes and their number of values; at most one may be given.
+    struct Form {
+      const char* name;
+      int size;
+      Orientation::Kind kind;
+    };
+    static const Form forms[] = {{"quat", 4, Orientation::kQuat},     {"axisangle", 4, Orientation::kAxisAngle},
+                                 {"xyaxes", 6, Orientation::kXYAxes}, {"zaxis", 3, Orientation::kZAxis},
+                                 {"euler", 3, Orientation::kEuler}};
     int count = 0;
     double v[6];
-    if (import::read_fixed(f, n.el, "quat", 4, v)) {
-      o.kind = Orientation::kQuat;
-      std::copy(v, v + 4, o.v);
-      ++count;
-    }
-    if (import::read_fixed(f, n.el, "axisangle", 4, v)) {
-      o.kind = Orientation::kAxisAngle;
-      std::copy(v, v + 4, o.v);
-      ++count;
-    }
-    if (import::read_fixed(f, n.el, "xyaxes", 6, v)) {
-      o.kind = Orientation::kXYAxes;
-      std::copy(v, v + 6, o.v);
-      ++count;
-    }
-    if (import::read_fixed(f, n.el, "zaxis", 3, v)) {
-      o.kind = Orientation::kZAxis;
-      std::copy(v, v + 3, o.v);
-      ++count;
-    }
-    if (import::read_fixed(f, n.el, "euler", 3, v)) {
-      o.kind = Orientation::kEuler;
-      std::copy(v, v + 3, o.v);
+    for (const Form& form : forms) {
+      if (!import::read_fixed(f, n.el, form.name, form.size, v)) continue;
+      o.kind = form.kind;
+      std::copy(v, v + form.size, o.v);
       ++count;
     }
     if (count > 1) fail(where(n), "more than one orientation given (quat, axisangle, xyaxes, zaxis, euler)");
