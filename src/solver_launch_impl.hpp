@@ -22,9 +22,9 @@ class SolverLaunchImpl final : public SolverLaunch {
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                    const DataView& d, double h, int coriolis_passes, int* status) override {
     if (p == Precision::F32)
-      for_each_world_team(exec_, nworld, free_motion_shared_bytes(), FreeMotionKernel<float>{m, in, control, d, h, coriolis_passes, status});
+      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<float>{m, in, control, d, h, coriolis_passes, status});
     else
-      for_each_world_team(exec_, nworld, free_motion_shared_bytes(), FreeMotionKernel<double>{m, in, control, d, h, coriolis_passes, status});
+      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<double>{m, in, control, d, h, coriolis_passes, status});
   }
 
   void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,

@@ -24,9 +24,6 @@ struct KinematicsKernel {
   }
 };
 
-// Bytes of team-shared memory the free-motion kernel needs (none: it works in global slabs).
-inline std::size_t free_motion_shared_bytes() { return 0; }
-
 // coriolis_passes = 0: bias at v_n (Drake). k > 0: k fixed-point passes re-evaluating the
 // velocity-dependent bias at the midpoint vbar = (v_n + v*)/2 and re-solving with the same
 // factor of A. With the midpoint position map this conserves the angular momentum of a
