@@ -14,6 +14,7 @@ namespace {
 
 std::unique_ptr<CollisionLaunch> make_collision_launch(Context& ctx) {
   if (ctx.backend() == Backend::CUDA) return cuda::make_collision_launch(ctx);
+  if (ctx.emulated()) return make_collision_launch_emu(ctx);
   return make_collision_launch_cpu(ctx);
 }
 

@@ -21,5 +21,6 @@ struct CollisionLaunch {
 };
 
 std::unique_ptr<CollisionLaunch> make_collision_launch_cpu(Context& ctx);
+std::unique_ptr<CollisionLaunch> make_collision_launch_emu(Context& ctx);  // backend_emu.cpp
 
 }  // namespace sap

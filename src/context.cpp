@@ -1,6 +1,8 @@
 #include "sap/context.hpp"
 
 #include <chrono>
+#include <stdexcept>
+#include <string>
 
 #include "cuda_api.hpp"
 
@@ -20,7 +22,17 @@ class CpuClock final : public StageClock {
 };
 }  // namespace
 
-Context::Context(Backend backend, int threads) : backend_(resolve_backend(backend)) {
+Context::Context(Backend backend, int threads, int emulated_lanes) : backend_(resolve_backend(backend)) {
+  emu_exec_.lanes = 0;
+  if (emulated_lanes < 0 || emulated_lanes > 1024)
+    throw std::invalid_argument("Context: emulated_lanes must be in [0, 1024] (a CUDA block), got " +
+                                std::to_string(emulated_lanes));
+  if (emulated_lanes > 0) {
+    if (backend_ != Backend::CPU)
+      throw std::invalid_argument("Context: emulated_lanes needs the CPU backend (it emulates CUDA teams on the CPU)");
+    emu_exec_.lanes = emulated_lanes;
+    emu_exec_.runtime = &emu_runtime_;
+  }
   if (backend_ == Backend::CPU) {
     pool_ = std::make_unique<ThreadPool>(threads);
     cpu_exec_.pool = pool_.get();
@@ -36,6 +48,7 @@ Context::~Context() {
 
 std::string Context::device_name() const {
   if (backend_ == Backend::CUDA) return cuda::device_name();
+  if (emulated()) return "CPU (emulated teams of " + std::to_string(emu_exec_.lanes) + " lanes)";
   return "CPU (" + std::to_string(threads()) + " threads)";
 }
 

@@ -10,7 +10,7 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
   max_rigid_contact_ = o.max_rigid_contact > 0   ? o.max_rigid_contact
                        : scene.max_rigid_contact > 0 ? scene.max_rigid_contact
                                                      : estimate_contact_capacity(scene.model, 1024);
-  ctx_ = std::make_unique<Context>(o.backend, o.threads);
+  ctx_ = std::make_unique<Context>(o.backend, o.threads, o.emulated_lanes);
   const Backend b = ctx_->backend();
   collision_ = std::make_unique<CollisionPipeline>(scene.model, *ctx_, nworld_, o.collision_precision);
   solver_ = std::make_unique<SolverSAP>(scene.model, *ctx_, nworld_, o.override_solver ? o.solver : scene.solver,

@@ -45,7 +45,7 @@ struct SolveSizes {
   X(gamma, double, nrow)                                                                  \
   X(G, double, nG)                                                                        \
   X(stats, int, 4)       /* newton iterations, line-search iterations, truncated, exit reason */ \
-  X(cost, double, 2)     /* final cost, final residual ratio r / (eps_a + eps_r s) */ \
+  X(cost, double, 3)     /* final cost, residual ratio r / (eps_a + eps_r s), r = |D g| at exit */ \
   X(cost_trace, double, ntrace) /* cost at the top of each Newton iteration */
 
 struct SolveView {

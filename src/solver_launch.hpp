@@ -35,6 +35,7 @@ struct SolverLaunch {
 };
 
 std::unique_ptr<SolverLaunch> make_solver_launch_cpu(Context& ctx);
+std::unique_ptr<SolverLaunch> make_solver_launch_emu(Context& ctx);  // emulated teams (backend_emu.cpp)
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx);
 
 }  // namespace sap

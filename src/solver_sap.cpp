@@ -12,6 +12,7 @@ namespace sap {
 
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx) {
   if (ctx.backend() == Backend::CUDA) return cuda::make_solver_launch(ctx);
+  if (ctx.emulated()) return make_solver_launch_emu(ctx);
   return make_solver_launch_cpu(ctx);
 }
 
@@ -151,8 +152,9 @@ StepDiagnostics SolverSAP::diagnostics() const {
     g.truncated_contacts.push_back(st[4 * static_cast<std::size_t>(w) + 2]);
     g.exit_reason.push_back(st[4 * static_cast<std::size_t>(w) + 3]);
     g.contacts.push_back(ncon[static_cast<std::size_t>(w)]);
-    g.cost.push_back(cost[2 * static_cast<std::size_t>(w)]);
-    g.residual.push_back(cost[2 * static_cast<std::size_t>(w) + 1]);
+    g.cost.push_back(cost[3 * static_cast<std::size_t>(w)]);
+    g.residual.push_back(cost[3 * static_cast<std::size_t>(w) + 1]);
+    g.optimality.push_back(cost[3 * static_cast<std::size_t>(w) + 2]);
   }
   const std::vector<double> trace = solve_->cost_trace.buffer().to_host();
   const std::size_t nt = solve_->cost_trace.per_world();

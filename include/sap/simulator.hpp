@@ -21,6 +21,7 @@ struct SimulatorOptions {
   int nworld = 0;                  // 0: the scene's num_worlds
   Backend backend = Backend::Auto;
   int threads = 0;                 // CPU threads (0: all)
+  int emulated_lanes = 0;          // > 0: CPU backend runs team stages on emulated GPU teams (tests)
   bool override_solver = false;    // use `solver` instead of the scene's solver options
   SolverOptions solver;
   int max_rigid_contact = 0;       // 0: the scene's value, else estimate_contact_capacity
@@ -50,6 +51,9 @@ class Simulator {
   void step();
 
   double time() const { return time_; }
+  // Sets the simulation time (the scene's control schedules are evaluated at it), e.g. to
+  // continue from a state copied from another simulator.
+  void set_time(double t) { time_ = t; }
   int nworld() const { return nworld_; }
   const Scene& scene() const { return scene_; }
   Context& context() { return *ctx_; }

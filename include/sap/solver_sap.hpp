@@ -31,6 +31,7 @@ struct StepDiagnostics {
   std::vector<int> contacts;                // contacts in the solve
   std::vector<double> cost;                 // final SAP cost
   std::vector<double> residual;             // |D g| / (eps_a + eps_r s) at exit (<= 1: converged on it)
+  std::vector<double> optimality;           // |D g| at exit, D = diag(A)^-1/2 (sqrt(J) units; 0 without rows)
   std::vector<std::vector<double>> cost_trace;  // cost at each Newton iterate (for analysis)
   std::vector<int> exit_reason;             // 1: optimality test, 2: cost stall test, 0: other
 };

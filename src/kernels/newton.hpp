@@ -258,7 +258,7 @@ struct SapSolveKernel {
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
       if (team.rank() == 0) {
         s.stats(w)[0] = s.stats(w)[1] = 0;
-        s.cost(w)[0] = s.cost(w)[1] = 0;
+        s.cost(w)[0] = s.cost(w)[1] = s.cost(w)[2] = 0;
         status[w] |= kStatusConverged;
       }
       team.sync();
@@ -302,6 +302,7 @@ struct SapSolveKernel {
       }
       if (team.rank() == 0) {
         s.cost(w)[1] = double(r / max_(threshold, So(1e-30)));
+        s.cost(w)[2] = double(r);
         if (k < s.size.ntrace) s.cost_trace(w)[k] = double(cost);
       }
       if (r <= threshold || cost_ok) {

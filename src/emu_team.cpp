@@ -1,0 +1,214 @@
+// The non-template half of the emulated-team launcher (include/sap/backend/launch_emu.hpp):
+// the team barrier with divergence detection, lane threads, kernel names and statistics.
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "sap/backend/launch_emu.hpp"
+
+namespace sap {
+
+void EmuRuntime::record(const std::string& kernel, bool team, long long worlds, long long barriers,
+                        long long max_barriers_per_world) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = std::find_if(stats_.begin(), stats_.end(), [&](const EmuKernelStats& s) { return s.kernel == kernel; });
+  if (it == stats_.end()) {
+    stats_.push_back({});
+    it = stats_.end() - 1;
+    it->kernel = kernel;
+  }
+  it->team = team;
+  it->launches += 1;
+  it->worlds += worlds;
+  it->barriers += barriers;
+  it->max_barriers_per_world = std::max(it->max_barriers_per_world, max_barriers_per_world);
+}
+
+std::vector<EmuKernelStats> EmuRuntime::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<EmuKernelStats> s = stats_;
+  std::sort(s.begin(), s.end(), [](const EmuKernelStats& a, const EmuKernelStats& b) { return a.kernel < b.kernel; });
+  return s;
+}
+
+void EmuRuntime::reset() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.clear();
+}
+
+namespace emu {
+
+std::string demangle(const char* mangled) {
+  int status = 0;
+  char* s = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string out = (status == 0 && s) ? s : mangled;
+  std::free(s);
+  return out;
+}
+
+namespace {
+enum LaneAt { kRunning = 0, kAtSync = 1, kAtEnd = 2 };
+
+// "{0, 2-5}" for the lanes whose entry equals `what`.
+std::string lane_set(const std::vector<int>& where, int what) {
+  std::string out;
+  const int n = static_cast<int>(where.size());
+  for (int l = 0; l < n;) {
+    if (where[static_cast<std::size_t>(l)] != what) {
+      ++l;
+      continue;
+    }
+    int e = l;
+    while (e + 1 < n && where[static_cast<std::size_t>(e + 1)] == what) ++e;
+    out += (out.empty() ? "" : ", ") + std::to_string(l) + (e > l ? "-" + std::to_string(e) : "");
+    l = e + 1;
+  }
+  return "{" + out + "}";
+}
+}  // namespace
+
+struct TeamState::Impl {
+  std::mutex mutex;
+  std::condition_variable cv;
+  int lanes = 0;
+  std::string kernel;
+  double timeout_s = 0;
+  int at_sync = 0, at_end = 0;
+  long long generation = 0;
+  long long world_barriers = 0;  // barriers completed in the current world
+  std::vector<int> where;        // LaneAt per lane
+  bool failed = false;
+  std::string error;
+
+  void fail_locked(const std::string& why) {
+    if (!failed) {
+      failed = true;
+      error = "emulated team kernel '" + kernel + "' (" + std::to_string(lanes) + " lanes): " + why;
+    }
+    cv.notify_all();
+  }
+
+  std::string divergence(int world) const {
+    return "world " + std::to_string(world) + ": divergent sync(): lanes " + lane_set(where, kAtSync) +
+           " wait at barrier #" + std::to_string(world_barriers + 1) + " of the world while lanes " +
+           lane_set(where, kAtEnd) + " have finished it";
+  }
+
+  // Waits until the barrier of generation `gen` completes; throws Abort once the team failed.
+  void wait(std::unique_lock<std::mutex>& lock, long long gen, int world) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (generation == gen && !failed) {
+      if (cv.wait_until(lock, deadline) == std::cv_status::timeout && generation == gen && !failed) {
+        // A lane neither reaches the barrier nor finishes (an endless loop): it cannot be
+        // unwound from outside, so stop the process with the kernel's name instead of hanging.
+        std::fprintf(stderr,
+                     "sap: emulated team kernel '%s' (%d lanes), world %d: barrier #%lld not completed within "
+                     "%.0f s: lanes %s wait at sync(), lanes %s finished the world, lanes %s never arrived\n",
+                     kernel.c_str(), lanes, world, world_barriers + 1, timeout_s, lane_set(where, kAtSync).c_str(),
+                     lane_set(where, kAtEnd).c_str(), lane_set(where, kRunning).c_str());
+        std::abort();
+      }
+    }
+    if (failed) throw Abort{};
+  }
+};
+
+TeamState::TeamState(int lanes, std::size_t shmem_bytes, const std::string& kernel, double timeout_s)
+    : impl_(std::make_unique<Impl>()),
+      shmem_(new char[shmem_bytes > 0 ? shmem_bytes : 1]()),
+      slots_(new unsigned char[16 * static_cast<std::size_t>(lanes)]()) {
+  if (lanes <= 0) throw std::invalid_argument("emulated team: lanes must be positive, got " + std::to_string(lanes));
+  impl_->lanes = lanes;
+  impl_->kernel = kernel;
+  impl_->timeout_s = timeout_s;
+  impl_->where.assign(static_cast<std::size_t>(lanes), kRunning);
+}
+
+TeamState::~TeamState() = default;
+
+void TeamState::sync(int lane, int world) {
+  Impl& s = *impl_;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if (s.failed) throw Abort{};
+  s.where[static_cast<std::size_t>(lane)] = kAtSync;
+  ++s.at_sync;
+  if (s.at_sync + s.at_end == s.lanes) {
+    if (s.at_end > 0) {  // the others are done with the world: this barrier can never complete
+      s.fail_locked(s.divergence(world));
+      throw Abort{};
+    }
+    s.at_sync = 0;
+    ++s.world_barriers;
+    ++s.generation;
+    std::fill(s.where.begin(), s.where.end(), kRunning);
+    s.cv.notify_all();
+    return;
+  }
+  s.wait(lock, s.generation, world);
+}
+
+void TeamState::end_world(int lane, int world) {
+  Impl& s = *impl_;
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if (s.failed) throw Abort{};
+  s.where[static_cast<std::size_t>(lane)] = kAtEnd;
+  ++s.at_end;
+  if (s.at_sync + s.at_end == s.lanes) {
+    if (s.at_sync > 0) {
+      s.fail_locked(s.divergence(world));
+      throw Abort{};
+    }
+    s.at_end = 0;
+    barriers_total_ += s.world_barriers;
+    barriers_max_world_ = std::max(barriers_max_world_, s.world_barriers);
+    ++worlds_;
+    s.world_barriers = 0;
+    ++s.generation;
+    std::fill(s.where.begin(), s.where.end(), kRunning);
+    s.cv.notify_all();
+    return;
+  }
+  s.wait(lock, s.generation, world);
+}
+
+void TeamState::fail(const std::string& why) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->fail_locked(why);
+}
+
+bool TeamState::failed() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->failed;
+}
+
+std::string TeamState::error() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->error;
+}
+
+void run_threads(int nthread, const std::function<void(int)>& body) {
+  std::mutex mutex;
+  std::exception_ptr first;
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(nthread));
+  for (int i = 0; i < nthread; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        body(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!first) first = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  if (first) std::rethrow_exception(first);
+}
+
+}  // namespace emu
+}  // namespace sap

@@ -1,0 +1,171 @@
+// The GPU's execution model on the CPU: every scene and the humanoid, G1 and Panda MJCF models
+// stepped with emulated teams of N lanes (N = 2, 3, 32, 33, 64: partial warps, several warps)
+// against the one-lane CPU oracle. Team reductions sum in another order and the multi-member
+// Cholesky solves by columns, so the two differ by rounding: velocities are compared within the
+// bound derived in backend_parity.hpp from the solver's stopping test; statuses, Newton
+// iteration counts and contact counts must be equal.
+//
+// SAP_EMU_LANES (comma-separated) and SAP_EMU_SCENES (comma-separated names) narrow the run,
+// e.g. for the ThreadSanitizer configuration.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "backend_parity.hpp"
+
+using namespace sap;
+using namespace sap::testing;
+
+namespace {
+
+const std::string kScenes = std::string(SAP_SOURCE_DIR) + "/scenes/";
+
+std::vector<int> lane_counts() {
+  std::vector<int> lanes = {2, 3, 32, 33, 64};
+  if (const char* env = std::getenv("SAP_EMU_LANES")) {
+    lanes.clear();
+    std::stringstream ss(env);
+    for (std::string item; std::getline(ss, item, ',');) lanes.push_back(std::stoi(item));
+  }
+  return lanes;
+}
+
+bool scene_selected(const std::string& name) {
+  const char* env = std::getenv("SAP_EMU_SCENES");
+  if (!env) return true;
+  std::stringstream ss(env);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (item == name) return true;
+  return false;
+}
+
+// JSON scenes by file name; the MJCF models through a one-asset scene (as sap_bench loads them).
+Scene load_named(const std::string& name) {
+  auto mjcf = [](const std::string& path, const std::string& keyframe) {
+    return std::string(R"({"schema_version": 1, "name": "m", "simulation": {"dt": 0.002, "num_worlds": 1},
+      "assets": [{"id": "robot", "type": "mjcf", "path": ")") +
+           path + R"(", "keyframe": ")" + keyframe + R"(", "drop_unsupported": true}]})";
+  };
+  if (name == "g1") return parse_scene(mjcf("../../shared/models/unitree_g1/scene_flat.xml", "home"), "g1", kScenes);
+  if (name == "panda")
+    return parse_scene(mjcf("../../shared/models/franka_emika_panda/mjx_single_cube.xml", "home"), "panda", kScenes);
+  return load_scene(kScenes + name + ".json");
+}
+
+bool available(const std::string& name) {
+  if (name == "g1") return std::filesystem::exists(kScenes + "../../shared/models/unitree_g1/scene_flat.xml");
+  if (name == "panda")
+    return std::filesystem::exists(kScenes + "../../shared/models/franka_emika_panda/mjx_single_cube.xml");
+  if (name == "humanoid") return std::filesystem::exists(kScenes + "../../shared/models/humanoid.xml");
+  return true;
+}
+
+// Steps before the compared states: long enough for dropped bodies to land, pendulums to swing.
+int warmup_steps(const Scene& s) { return std::max(10, static_cast<int>(0.1 / s.dt)); }
+
+SimulatorOptions options(const std::string& preset, int lanes) {
+  SimulatorOptions o;
+  o.nworld = 2;  // two teams in flight: cross-world races are visible to the sanitizer
+  o.backend = Backend::CPU;
+  o.threads = 1;
+  o.emulated_lanes = lanes;
+  o.override_solver = true;
+  o.solver.contact_preset_variant = preset;
+  return o;
+}
+
+class EmulatedScene : public ::testing::TestWithParam<std::string> {};
+
+// One step from the same states (the initial one and one after warm-up), every lane count.
+TEST_P(EmulatedScene, OneStepAgreesWithOneLane) {
+  const std::string name = GetParam();
+  if (!scene_selected(name)) GTEST_SKIP() << name << " not in SAP_EMU_SCENES";
+  if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
+  const Scene scene = load_named(name);
+  for (const char* preset : {"approx64", "approx32", "drake"}) {
+    SimulatorOptions o = options(preset, 0);
+    o.solver = scene.solver;
+    o.solver.contact_preset_variant = preset;
+    Simulator ref(scene, o);
+    const double eps = setup_epsilon(ref.solver().config());
+    std::vector<StepRecord> before, after;  // oracle states and their next step
+    std::vector<double> times;
+    for (int k = 0, stop = warmup_steps(scene); k <= stop; ++k) {
+      if (k == 0 || k == stop) {
+        Simulator probe(scene, o);
+        copy_state(ref, probe);
+        probe.step();
+        after.push_back(record_step(probe));
+        before.push_back(record_step(ref));
+        times.push_back(ref.time());
+      }
+      if (k < stop) ref.step();
+    }
+    // approx32 and drake at one warp and a partial second warp; approx64 at every count.
+    std::vector<int> lanes = lane_counts();
+    if (std::string(preset) != "approx64") lanes.erase(std::remove_if(lanes.begin(), lanes.end(), [](int n) {
+                                                         return n != 32 && n != 33;
+                                                       }), lanes.end());
+    for (int n : lanes) {
+      SimulatorOptions oe = o;
+      oe.emulated_lanes = n;
+      Simulator emu(scene, oe);
+      for (std::size_t p = 0; p < before.size(); ++p) {
+        emu.state().qpos.buffer().upload(before[p].qpos);
+        emu.state().qvel.buffer().upload(before[p].qvel);
+        emu.set_time(times[p]);
+        emu.step();
+        const std::string what = name + " " + preset + " lanes " + std::to_string(n) + (p == 0 ? " initial" : " warm");
+        const double worst = expect_step_agrees(after[p], record_step(emu), scene.model.nq, eps, what);
+        RecordProperty(what, std::to_string(worst));
+      }
+    }
+  }
+}
+
+// Short trajectories from reset: the same statuses and iteration counts at every step; states
+// within the sum of the per-step bounds (each step's bound covers the solve; a difference
+// entering a step is carried by the step map, contracting for dissipative contact, and is
+// allowed a factor kCarry).
+TEST_P(EmulatedScene, TrajectoryAgreesWithOneLane) {
+  constexpr double kCarry = 10;
+  const std::string name = GetParam();
+  if (!scene_selected(name)) GTEST_SKIP() << name << " not in SAP_EMU_SCENES";
+  if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
+  const Scene scene = load_named(name);
+  const int steps = 8;
+  for (int n : {3, 32}) {
+    SimulatorOptions o = options("approx64", 0);
+    o.solver = scene.solver;
+    o.solver.contact_preset_variant = "approx64";
+    Simulator ref(scene, o);
+    o.emulated_lanes = n;
+    Simulator emu(scene, o);
+    const double eps = setup_epsilon(ref.solver().config());
+    std::vector<double> budget(static_cast<std::size_t>(ref.nworld()), 0.0);  // sum of earlier bounds
+    for (int k = 0; k < steps; ++k) {
+      ref.step();
+      emu.step();
+      const StepRecord a = record_step(ref), b = record_step(emu);
+      for (int w = 0; w < ref.nworld(); ++w) {
+        const std::size_t i = static_cast<std::size_t>(w);
+        EXPECT_EQ(a.diag.status[i], b.diag.status[i]) << name << " lanes " << n << " step " << k;
+        EXPECT_EQ(a.diag.newton_iterations[i], b.diag.newton_iterations[i]) << name << " lanes " << n << " step " << k;
+        const WorldComparison c = compare_world(a, b, w, scene.model.nq, eps);
+        EXPECT_LE(c.dv_A, kCarry * budget[i] + c.bound)
+            << name << " lanes " << n << " step " << k << " world " << w << " bound " << c.bound;
+        budget[i] += c.bound;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene,
+                         ::testing::Values("pendulum", "double_pendulum", "free_tumbling_box", "multi_joints",
+                                           "pd_arm", "sphere_on_ground", "box_on_incline", "free_cube",
+                                           "box_stack_5", "franka_cube", "sphere_pile", "humanoid", "g1", "panda"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace

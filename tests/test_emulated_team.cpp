@@ -1,0 +1,288 @@
+// The emulated-team executor itself (include/sap/backend/launch_emu.hpp): barriers order
+// memory, reductions give every lane the same bits in CUDA's combination order, shared memory
+// is per team, divergent barriers and failing lanes become errors naming the kernel, and the
+// team-cooperative Cholesky (the column form only a GPU takes) matches the one-lane form.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <atomic>
+#include <random>
+
+#include "kernels/cholesky.hpp"
+#include "sap/backend/launch_cpu.hpp"
+#include "sap/backend/launch_emu.hpp"
+
+using namespace sap;
+
+namespace {
+
+EmuExec exec_with(int lanes, int teams = 2) {
+  EmuExec e;
+  e.lanes = lanes;
+  e.teams = teams;
+  e.barrier_timeout_s = 60;
+  return e;
+}
+
+const std::vector<int> kLanes = {1, 2, 3, 31, 32, 33, 64, 100};
+
+// Each lane writes its slot, syncs, then reads its neighbour's: without the barrier the value
+// could be stale (and ThreadSanitizer would report the race).
+struct NeighbourKernel {
+  int* out;  // nworld x lanes
+  int lanes;
+  template <class Team>
+  void operator()(int w, Team& team) const {
+    int* slot = reinterpret_cast<int*>(team.shared_mem());
+    slot[team.rank()] = 1000 * w + team.rank();
+    team.sync();
+    out[w * lanes + team.rank()] = slot[(team.rank() + 1) % team.size()];
+    team.sync();
+  }
+};
+
+TEST(EmulatedTeam, SyncOrdersSharedMemoryPerTeam) {
+  for (int n : kLanes) {
+    EmuExec e = exec_with(n, 3);
+    const int nworld = 7;
+    std::vector<int> out(static_cast<std::size_t>(nworld * n), -1);
+    for_each_world_team(e, nworld, sizeof(int) * static_cast<std::size_t>(n), NeighbourKernel{out.data(), n});
+    for (int w = 0; w < nworld; ++w)
+      for (int l = 0; l < n; ++l)
+        EXPECT_EQ(out[static_cast<std::size_t>(w * n + l)], 1000 * w + (l + 1) % n) << "lanes " << n << " world " << w;
+  }
+}
+
+// CUDA's order: a shuffle-down tree (offsets 16, 8, 4, 2, 1) within each warp, then the warp
+// partials left to right. Written out here independently of the executor.
+template <class S>
+S cuda_order_sum(const std::vector<S>& x) {
+  const int n = static_cast<int>(x.size());
+  S total{};
+  for (int w0 = 0; w0 < n; w0 += 32) {
+    const int width = std::min(32, n - w0);
+    std::vector<S> lane(x.begin() + w0, x.begin() + w0 + width);
+    for (int off = 16; off > 0; off /= 2) {
+      std::vector<S> next = lane;
+      for (int l = 0; l < width; ++l)
+        if (l + off < width) next[static_cast<std::size_t>(l)] = lane[static_cast<std::size_t>(l)] + lane[static_cast<std::size_t>(l + off)];
+      lane = next;
+    }
+    total = w0 == 0 ? lane[0] : total + lane[0];
+  }
+  return total;
+}
+
+struct ReduceKernel {
+  const double* in;  // lanes values
+  double* sum_out;   // nworld x lanes
+  float* fsum_out;
+  double* max_out;
+  int* count_out;
+  int lanes;
+  template <class Team>
+  void operator()(int w, Team& team) const {
+    const double x = in[team.rank()] * (w + 1);
+    const int i = w * lanes + team.rank();
+    sum_out[i] = team.reduce_sum(x);
+    fsum_out[i] = team.reduce_sum(static_cast<float>(x));
+    max_out[i] = team.reduce_max(x);
+    count_out[i] = team.reduce_sum(team.rank() % 3 == 0 ? 1 : 0);
+  }
+};
+
+TEST(EmulatedTeam, ReductionsAreIdenticalOnEveryLaneInCudaOrder) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int n : kLanes) {
+    std::vector<double> in(static_cast<std::size_t>(n));
+    for (double& x : in) x = u(rng) * std::pow(10.0, static_cast<int>(rng() % 12) - 6);  // wide range: order matters
+    const int nworld = 3;
+    const std::size_t total = static_cast<std::size_t>(nworld * n);
+    std::vector<double> sum(total), mx(total);
+    std::vector<float> fsum(total);
+    std::vector<int> count(total);
+    EmuExec e = exec_with(n);
+    for_each_world_team(e, nworld, 0, ReduceKernel{in.data(), sum.data(), fsum.data(), mx.data(), count.data(), n});
+    for (int w = 0; w < nworld; ++w) {
+      std::vector<double> xs(in);
+      std::vector<float> fs(in.size());
+      for (std::size_t l = 0; l < xs.size(); ++l) {
+        xs[l] *= (w + 1);
+        fs[l] = static_cast<float>(xs[l]);
+      }
+      const double expect = cuda_order_sum(xs);
+      const float fexpect = cuda_order_sum(fs);
+      for (int l = 0; l < n; ++l) {
+        const std::size_t i = static_cast<std::size_t>(w * n + l);
+        EXPECT_EQ(sum[i], expect) << "lanes " << n << " lane " << l;  // bitwise
+        EXPECT_EQ(fsum[i], fexpect) << "lanes " << n << " lane " << l;
+        EXPECT_EQ(mx[i], *std::max_element(xs.begin(), xs.end()));
+        EXPECT_EQ(count[i], (n + 2) / 3);
+      }
+    }
+  }
+}
+
+// A lane that calls sync() when the others do not (e.g. a barrier inside `if (rank == 0)`).
+struct DivergentSyncKernel {
+  template <class Team>
+  void operator()(int, Team& team) const {
+    if (team.rank() == 0) team.sync();
+  }
+};
+
+// A lane that returns early while the others meet at a barrier.
+struct EarlyReturnKernel {
+  template <class Team>
+  void operator()(int w, Team& team) const {
+    if (w == 1 && team.rank() == team.size() - 1) return;
+    team.sync();
+  }
+};
+
+// A barrier in a loop whose trip count differs between lanes.
+struct LoopDivergenceKernel {
+  template <class Team>
+  void operator()(int, Team& team) const {
+    for (int k = 0; k < 3 + (team.rank() == team.size() - 1 ? 1 : 0); ++k) team.sync();
+  }
+};
+
+template <class F>
+std::string launch_error(int lanes, const F& f, int nworld = 3) {
+  EmuExec e = exec_with(lanes);
+  try {
+    for_each_world_team(e, nworld, 0, f);
+  } catch (const std::runtime_error& err) {
+    return err.what();
+  }
+  return "";
+}
+
+TEST(EmulatedTeam, DivergentSyncIsAnErrorNamingTheKernel) {
+  for (int n : {2, 3, 32, 33}) {
+    const std::string a = launch_error(n, DivergentSyncKernel{});
+    EXPECT_NE(a.find("DivergentSyncKernel"), std::string::npos) << a;
+    EXPECT_NE(a.find("divergent sync()"), std::string::npos) << a;
+    EXPECT_NE(a.find("lanes {0} wait at barrier #1"), std::string::npos) << a;
+
+    const std::string b = launch_error(n, EarlyReturnKernel{});
+    EXPECT_NE(b.find("EarlyReturnKernel"), std::string::npos) << b;
+    EXPECT_NE(b.find("world 1"), std::string::npos) << b;
+    EXPECT_NE(b.find("have finished it"), std::string::npos) << b;
+
+    const std::string c = launch_error(n, LoopDivergenceKernel{});
+    EXPECT_NE(c.find("barrier #4"), std::string::npos) << c;
+  }
+  // One lane has no one to diverge from.
+  EXPECT_EQ(launch_error(1, DivergentSyncKernel{}), "");
+}
+
+struct ThrowingKernel {
+  template <class Team>
+  void operator()(int w, Team& team) const {
+    team.sync();
+    if (w == 2 && team.rank() == 1) throw std::runtime_error("boom");
+    team.sync();
+  }
+};
+
+TEST(EmulatedTeam, AnErrorInOneLaneEndsTheLaunchWithoutHanging) {
+  const std::string e = launch_error(33, ThrowingKernel{}, 5);
+  EXPECT_NE(e.find("ThrowingKernel"), std::string::npos) << e;
+  EXPECT_NE(e.find("world 2, lane 1: boom"), std::string::npos) << e;
+}
+
+struct CountingKernel {
+  template <class Team>
+  void operator()(int w, Team& team) const {
+    for (int k = 0; k < w; ++k) team.sync();
+    (void)team.reduce_sum(1.0);  // three block barriers, as CudaTeam::reduce
+  }
+};
+
+TEST(EmulatedTeam, CountsBarriersPerKernel) {
+  EmuRuntime rt;
+  EmuExec e = exec_with(5);
+  e.runtime = &rt;
+  for_each_world_team(e, 4, 0, CountingKernel{});
+  std::atomic<int> hits{0};
+  parallel_for(e, 3, 4, [&](int, int) { ++hits; });
+  EXPECT_EQ(hits.load(), 12);
+  const std::vector<EmuKernelStats> s = rt.stats();
+  ASSERT_EQ(s.size(), 2u);
+  const EmuKernelStats& k = s[0].team ? s[0] : s[1];
+  EXPECT_NE(k.kernel.find("CountingKernel"), std::string::npos) << k.kernel;
+  EXPECT_EQ(k.worlds, 4);
+  EXPECT_EQ(k.barriers, (0 + 1 + 2 + 3) + 4 * 3);
+  EXPECT_EQ(k.max_barriers_per_world, 3 + 3);
+}
+
+// The Cholesky factor and solve with N lanes (column form) against one lane (row form) on
+// matrices with the envelope structure of A and H: block-diagonal trees coupled by a contact.
+struct CholeskyKernel {
+  const double* a_in;  // nworld x n x n
+  double* factor;      // nworld x n x n
+  double* x;           // nworld x n (b on entry)
+  int* first;          // nworld x n
+  int* ok;
+  int n;
+  template <class Team>
+  void operator()(int w, Team& team) const {
+    double* a = factor + w * n * n;
+    cholesky_load<double>(team, a_in + w * n * n, a, n, n);
+    const bool good = cholesky_factor<double>(team, a, n, n, first + w * n);
+    if (good) cholesky_solve<double>(team, a, x + w * n, n, n, first + w * n);
+    if (team.rank() == 0) ok[w] = good;
+    team.sync();
+  }
+};
+
+TEST(EmulatedTeam, ColumnFormCholeskyMatchesTheOneLaneForm) {
+  std::mt19937 rng(3);
+  std::normal_distribution<double> g(0, 1);
+  const int n = 23, nworld = 3;
+  std::vector<double> a(static_cast<std::size_t>(nworld * n * n), 0.0), b(static_cast<std::size_t>(nworld * n));
+  for (int w = 0; w < nworld; ++w) {
+    // Two trees (dofs 0-9 and 10-22) with dense blocks, coupled through dofs 9 and 17.
+    Eigen::MatrixXd m = Eigen::MatrixXd::Zero(n, n);
+    for (auto [lo, hi] : {std::pair{0, 10}, std::pair{10, n}}) {
+      Eigen::MatrixXd r(hi - lo, hi - lo);
+      for (int i = 0; i < r.size(); ++i) r.data()[i] = g(rng);
+      m.block(lo, lo, hi - lo, hi - lo) = r * r.transpose() + (hi - lo) * Eigen::MatrixXd::Identity(hi - lo, hi - lo);
+    }
+    if (w > 0) m(17, 9) = m(9, 17) = 0.5;
+    for (int i = 0; i < n; ++i) {
+      b[static_cast<std::size_t>(w * n + i)] = g(rng);
+      for (int j = 0; j < n; ++j) a[static_cast<std::size_t>(w * n * n + i * n + j)] = m(i, j);
+    }
+  }
+  auto run = [&](auto exec, std::vector<double>& x, std::vector<double>& l) {
+    x = b;
+    l.assign(a.size(), 0.0);
+    std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
+    for_each_world_team(exec, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
+    for (int o : ok) EXPECT_TRUE(o);
+  };
+  std::vector<std::vector<char>> scratch;
+  CpuExec cpu;
+  cpu.scratch = &scratch;
+  std::vector<double> x1, l1;
+  run(cpu, x1, l1);
+  for (int lanes : {2, 3, 32, 33, 64}) {
+    std::vector<double> xn, ln;
+    run(exec_with(lanes), xn, ln);
+    EXPECT_EQ(ln, l1) << "lanes " << lanes << ": each factor entry is computed by one lane in a fixed order";
+    for (std::size_t i = 0; i < x1.size(); ++i)
+      EXPECT_NEAR(xn[i], x1[i], 1e-13 * (1 + std::abs(x1[i]))) << "lanes " << lanes << " entry " << i;
+  }
+  // And the solution solves the system.
+  for (int w = 0; w < nworld; ++w) {
+    const Eigen::Map<const Eigen::MatrixXd> m(a.data() + w * n * n, n, n);
+    const Eigen::Map<const Eigen::VectorXd> xw(x1.data() + w * n, n), bw(b.data() + w * n, n);
+    EXPECT_LT((m * xw - bw).norm(), 1e-12 * bw.norm());
+  }
+}
+
+}  // namespace
