@@ -38,21 +38,30 @@ void* mem_alloc(std::size_t bytes) {
 
 void mem_free(void* p) noexcept { cudaFree(p); }
 
+// Every copy and memset runs on the library stream, the stream every Context launches its
+// kernels on, so the order of memory operations and kernels is the stream's order: nothing
+// depends on the legacy default stream's implicit synchronisation (the stream is created
+// non-blocking). Copies to the host wait for their data; host-to-device copies from pageable
+// memory return once the source has been staged, so the caller may reuse it at once.
+void* library_stream() {
+  static cudaStream_t stream = [] {
+    cudaStream_t s = nullptr;
+    cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    return s;  // lives until the process ends (destroying it at exit races the runtime's teardown)
+  }();
+  return stream;
+}
+
 void mem_copy(void* dst, const void* src, std::size_t bytes, int kind) {
   const cudaMemcpyKind k = kind == 0 ? cudaMemcpyHostToDevice : kind == 1 ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
-  cuda_check(cudaMemcpy(dst, src, bytes, k), "cudaMemcpy");
+  const cudaStream_t s = static_cast<cudaStream_t>(library_stream());
+  cuda_check(cudaMemcpyAsync(dst, src, bytes, k, s), "cudaMemcpyAsync");
+  if (k == cudaMemcpyDeviceToHost) cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
-void mem_zero(void* p, std::size_t bytes) { cuda_check(cudaMemset(p, 0, bytes), "cudaMemset"); }
-
-// A blocking stream: plain cudaMemcpy (legacy default stream) orders after its kernels.
-void* stream_create() {
-  cudaStream_t s = nullptr;
-  cuda_check(cudaStreamCreate(&s), "cudaStreamCreate");
-  return s;
+void mem_zero(void* p, std::size_t bytes) {
+  cuda_check(cudaMemsetAsync(p, 0, bytes, static_cast<cudaStream_t>(library_stream())), "cudaMemsetAsync");
 }
-
-void stream_destroy(void* s) noexcept { cudaStreamDestroy(static_cast<cudaStream_t>(s)); }
 
 void stream_sync(void* s) { cuda_check(cudaStreamSynchronize(static_cast<cudaStream_t>(s)), "cudaStreamSynchronize"); }
 
@@ -85,8 +94,7 @@ std::unique_ptr<StageClock> make_clock(void* stream, int npoints) {
 }
 
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx) {
-  CudaExec exec;
-  exec.stream = static_cast<cudaStream_t>(ctx.cuda_stream());
+  CudaExec exec(static_cast<cudaStream_t>(ctx.cuda_stream()));
   return std::make_unique<SolverLaunchImpl<CudaExec>>(exec);
 }
 

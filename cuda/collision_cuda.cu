@@ -8,8 +8,7 @@ namespace sap {
 namespace cuda {
 
 std::unique_ptr<CollisionLaunch> make_collision_launch(Context& ctx) {
-  CudaExec exec;
-  exec.stream = static_cast<cudaStream_t>(ctx.cuda_stream());
+  CudaExec exec(static_cast<cudaStream_t>(ctx.cuda_stream()));
   return std::make_unique<CollisionLaunchImpl<CudaExec>>(exec);
 }
 

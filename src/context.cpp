@@ -37,14 +37,12 @@ Context::Context(Backend backend, int threads, int emulated_lanes) : backend_(re
     pool_ = std::make_unique<ThreadPool>(threads);
     cpu_exec_.pool = pool_.get();
   } else {
-    stream_ = cuda::stream_create();
+    stream_ = cuda::library_stream();  // shared with every memory operation (backend_cuda.cu)
   }
   cpu_exec_.scratch = &cpu_scratch_;
 }
 
-Context::~Context() {
-  if (stream_) cuda::stream_destroy(stream_);
-}
+Context::~Context() = default;
 
 std::string Context::device_name() const {
   if (backend_ == Backend::CUDA) return cuda::device_name();

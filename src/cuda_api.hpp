@@ -20,8 +20,8 @@ void mem_free(void* p) noexcept;
 // kind: 0 host->device, 1 device->host, 2 device->device
 void mem_copy(void* dst, const void* src, std::size_t bytes, int kind);
 void mem_zero(void* p, std::size_t bytes);
-void* stream_create();
-void stream_destroy(void* s) noexcept;
+// The stream of every CUDA memory operation and launch (created on first use, non-blocking).
+void* library_stream();
 void stream_sync(void* s);
 std::unique_ptr<StageClock> make_clock(void* stream, int npoints);
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx);

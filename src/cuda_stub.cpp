@@ -18,8 +18,7 @@ void* mem_alloc(std::size_t) { unavailable(); }
 void mem_free(void*) noexcept {}
 void mem_copy(void*, const void*, std::size_t, int) { unavailable(); }
 void mem_zero(void*, std::size_t) { unavailable(); }
-void* stream_create() { unavailable(); }
-void stream_destroy(void*) noexcept {}
+void* library_stream() { unavailable(); }
 void stream_sync(void*) { unavailable(); }
 std::unique_ptr<StageClock> make_clock(void*, int) { unavailable(); }
 std::unique_ptr<SolverLaunch> make_solver_launch(Context&) { unavailable(); }

@@ -10,6 +10,10 @@
 //   |v_1 - v_2|_A <= r_1 / sqrt(l_1) + r_2 / sqrt(l_2) + |v*_1 - v*_2|_A + slack,
 // where the slack covers the other problem data (Jacobians, weights R, v_hat), identical up
 // to rounding in the setup precision: slack = kSetupRoundoff * eps_setup * (|v|_A + |v*|_A).
+// Where the two A differ (CUDA contracts a*b+c into FMAs; the emulator's A is bitwise the
+// oracle's), the second solve minimises the first problem plus a linear term
+// -(A_2 - A_1)(v_2 - v*), which moves its minimiser by at most
+// |D (A_2 - A_1) D| / lambda_min(D A_1 D) * |v_2 - v*|_A.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -95,7 +99,10 @@ inline WorldComparison compare_world(const StepRecord& a, const StepRecord& b, i
   auto norm_A = [&](const Eigen::VectorXd& x) { return std::sqrt(std::max(0.0, x.dot(A1 * x))); };
   const double r1 = a.diag.optimality[static_cast<std::size_t>(w)], r2 = b.diag.optimality[static_cast<std::size_t>(w)];
   c.dv_A = norm_A(v1 - v2);
-  c.bound = r1 / std::sqrt(lambda_min_scaled(A1)) + r2 / std::sqrt(lambda_min_scaled(A2)) + norm_A(s1 - s2) +
+  const double l1 = lambda_min_scaled(A1), l2 = lambda_min_scaled(A2);
+  const Eigen::VectorXd d1 = A1.diagonal().cwiseSqrt().cwiseInverse();
+  const double dA = (d1.asDiagonal() * (A2 - A1) * d1.asDiagonal()).norm();  // Frobenius >= spectral
+  c.bound = r1 / std::sqrt(l1) + r2 / std::sqrt(l2) + norm_A(s1 - s2) + dA / l1 * norm_A(v2 - s2) +
             kSetupRoundoff * eps_setup * (norm_A(v1) + norm_A(s1));
   c.rel_v = (v1 - v2).norm() / std::max(1.0, v1.norm());
   const Eigen::VectorXd q1 = world_segment(a.qpos, w, nq), q2 = world_segment(b.qpos, w, nq);
@@ -105,17 +112,20 @@ inline WorldComparison compare_world(const StepRecord& a, const StepRecord& b, i
   return c;
 }
 
-// Expects step records `test` to agree with the oracle `ref` world by world: same status and
-// Newton iterations, velocities within the derived bound, and, for worlds without constraint
-// rows in fp64 setup, 1e-12 relative. `what` labels failures. Returns the largest dv_A / bound.
+// Expects step records `test` to agree with the oracle `ref` world by world: same status,
+// Newton iterations (within iteration_slack), contact counts, velocities within the derived
+// bound, and, for worlds without constraint rows in fp64 setup, 1e-12 relative. `what`
+// labels failures. Returns the largest dv_A / bound.
 inline double expect_step_agrees(const StepRecord& ref, const StepRecord& test, int nq, double eps_setup,
-                                 const std::string& what) {
+                                 const std::string& what, int iteration_slack = 0) {
   double worst = 0;
   const int nworld = static_cast<int>(ref.diag.status.size());
   for (int w = 0; w < nworld; ++w) {
     const std::size_t i = static_cast<std::size_t>(w);
     EXPECT_EQ(ref.diag.status[i], test.diag.status[i]) << what << " world " << w;
-    EXPECT_EQ(ref.diag.newton_iterations[i], test.diag.newton_iterations[i]) << what << " world " << w;
+    EXPECT_LE(std::abs(ref.diag.newton_iterations[i] - test.diag.newton_iterations[i]), iteration_slack)
+        << what << " world " << w << ": Newton iterations " << ref.diag.newton_iterations[i] << " vs "
+        << test.diag.newton_iterations[i];
     EXPECT_EQ(ref.diag.contacts[i], test.diag.contacts[i]) << what << " world " << w;
     const WorldComparison c = compare_world(ref, test, w, nq, eps_setup);
     EXPECT_LE(c.dv_A, c.bound) << what << " world " << w << ": |dv|_A = " << c.dv_A << ", bound " << c.bound;

@@ -136,7 +136,8 @@ TEST_P(EmulatedScene, TrajectoryAgreesWithOneLane) {
   if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
   const Scene scene = load_named(name);
   const int steps = 8;
-  for (int n : {3, 32}) {
+  const std::vector<int> lanes = std::getenv("SAP_EMU_LANES") ? lane_counts() : std::vector<int>{3, 32};
+  for (int n : lanes) {
     SimulatorOptions o = options("approx64", 0);
     o.solver = scene.solver;
     o.solver.contact_preset_variant = "approx64";

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Installs missing Debian packages (idempotent, quiet when nothing is missing), then configures
 # and builds the project.
-#   tools/setup.sh [--cpu-only] [--build-dir DIR] [--type Release|Debug]
+#   tools/setup.sh [--cpu-only] [--build-dir DIR] [--type Release|Debug] [--no-build]
+# --no-build: install the packages only (scripts that configure a build of their own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=build
 cuda=auto
 type=Release
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --cpu-only) cuda=OFF; build_dir=${build_dir/#build/build-cpu} ;;
     --build-dir) build_dir=$2; shift ;;
     --type) type=$2; shift ;;
-    *) echo "setup.sh: unknown option '$1' (expected --cpu-only, --build-dir DIR, --type T)" >&2; exit 2 ;;
+    --no-build) build=0 ;;
+    *) echo "setup.sh: unknown option '$1' (expected --cpu-only, --build-dir DIR, --type T, --no-build)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -33,6 +36,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null ||
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq $(printf '%s\n' "${missing[@]}" | grep -v mujoco) >/dev/null
 fi
+
+[ "$build" = 1 ] || exit 0
 
 cmake_args=(-S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$type")
 [ "$cuda" = OFF ] && cmake_args+=(-DSAP_WITH_CUDA=OFF)

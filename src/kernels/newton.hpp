@@ -247,7 +247,11 @@ struct SapSolveKernel {
     const int nv = m.nv;
     double* v = s.v(w);
     const double* v_star = d.v_star(w);
-    if (status[w] & kStatusFailureMask) {  // rejected upstream: keep the previous velocity
+    // Every lane reads the incoming status before any lane may write it (the barrier orders the
+    // read against rank 0's write below: found by the emulated executor under ThreadSanitizer).
+    const int status_in = status[w];
+    team.sync();
+    if (status_in & kStatusFailureMask) {  // rejected upstream: keep the previous velocity
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = state_in.qvel(w)[i];
       if (team.rank() == 0) s.stats(w)[0] = s.stats(w)[1] = 0;
       team.sync();
