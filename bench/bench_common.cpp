@@ -195,6 +195,7 @@ nlohmann::json config_json(const SolverConfig& c) {
   j["position_integration"] = to_string(c.position_integration);
   j["coriolis"] = to_string(c.coriolis);
   j["line_search_variant"] = to_string(c.line_search_variant);
+  j["linear_solver"] = to_string(c.linear_solver);
   j["max_iterations"] = c.max_iterations;
   j["rel_tol"] = c.rel_tol;
   j["abs_tol"] = c.abs_tol;

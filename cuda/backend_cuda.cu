@@ -1,12 +1,114 @@
 // CUDA backend: memory, streams, clocks, and the instantiation of every stage for CUDA.
 // No physics here: the stage bodies come from src/kernels through solver_launch_impl.hpp.
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 
+#include <memory>
 #include <vector>
 
 #include "cuda_api.hpp"
+#include "kernels/newton.hpp"
 #include "launch_cuda.cuh"
+#include "sap/backend/buffer.hpp"
 #include "sap/context.hpp"
+
+namespace sap {
+
+// Reference linear solve of the split Newton loop on CUDA (linear_solver = reference):
+// cuSOLVER's batched Cholesky over the worlds that need a direction. The factor buffer holds
+// the lower triangle of H row-major with leading dimension ld, which is the upper triangle of
+// the same matrix column-major: potrf/potrs run on it in place with CUBLAS_FILL_MODE_UPPER.
+namespace {
+
+void cusolver_check(cusolverStatus_t st, const char* what) {
+  if (st != CUSOLVER_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("cuSOLVER error in ") + what + ": status " + std::to_string(static_cast<int>(st)));
+}
+
+struct CusolverWorkspace {
+  cusolverDnHandle_t handle = nullptr;
+  int nworld = 0;
+  Buffer<void*> a_ptr, b_ptr;  // compacted pointers to the systems that need a solve
+  Buffer<int> world_of;        // batch entry -> world
+  Buffer<int> info;            // per batch entry (potrf), then one entry for potrs
+  Buffer<int> count;
+  ~CusolverWorkspace() {
+    if (handle) cusolverDnDestroy(handle);
+  }
+};
+
+// Gathers the worlds whose phase asks for a direction (order irrelevant: each system is
+// factored independently of its batch position).
+__global__ void gather_systems(int nworld, int ld, Slab<double> chol, Slab<int> newton_int, bool f32, void** a_ptr,
+                               void** b_ptr, int* world_of, int* count) {
+  const int w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w >= nworld || newton_int(w)[4] != kNewtonNeedsDirection) return;
+  const int k = atomicAdd(count, 1);
+  double* base = chol(w);
+  if (f32) {
+    a_ptr[k] = base;
+    b_ptr[k] = reinterpret_cast<float*>(base) + ld * ld;
+  } else {
+    a_ptr[k] = base;
+    b_ptr[k] = base + ld * ld;
+  }
+  world_of[k] = w;
+}
+
+__global__ void scatter_info(int n, const int* world_of, const int* info, int* solve_ok) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) solve_ok[world_of[k]] = info[k] == 0;
+}
+
+}  // namespace
+
+int reference_solve(CudaExec& exec, std::shared_ptr<void>& workspace, bool f32, int nworld, int nv, int ld,
+                    Slab<double> chol, Slab<int> newton_int, int* solve_ok) {
+  if (!workspace || static_cast<CusolverWorkspace*>(workspace.get())->nworld != nworld) {
+    auto ws = std::make_shared<CusolverWorkspace>();
+    cusolver_check(cusolverDnCreate(&ws->handle), "cusolverDnCreate");
+    ws->nworld = nworld;
+    const std::size_t n = static_cast<std::size_t>(nworld);
+    ws->a_ptr.allocate(Backend::CUDA, n);
+    ws->b_ptr.allocate(Backend::CUDA, n);
+    ws->world_of.allocate(Backend::CUDA, n);
+    ws->info.allocate(Backend::CUDA, n + 1);
+    ws->count.allocate(Backend::CUDA, 1);
+    workspace = ws;
+  }
+  auto& ws = *static_cast<CusolverWorkspace*>(workspace.get());
+  cusolver_check(cusolverDnSetStream(ws.handle, exec.stream), "cusolverDnSetStream");
+  cuda_check(cudaMemsetAsync(ws.count.data(), 0, sizeof(int), exec.stream), "cudaMemsetAsync");
+  const int threads = 128, blocks = (nworld + threads - 1) / threads;
+  gather_systems<<<blocks, threads, 0, exec.stream>>>(nworld, ld, chol, newton_int, f32, ws.a_ptr.data(),
+                                                      ws.b_ptr.data(), ws.world_of.data(), ws.count.data());
+  cuda_check(cudaGetLastError(), "gather_systems launch");
+  int batch = 0;  // the host needs the batch size: one small copy per Newton iteration
+  cuda_check(cudaMemcpyAsync(&batch, ws.count.data(), sizeof(int), cudaMemcpyDeviceToHost, exec.stream), "cudaMemcpyAsync");
+  cuda_check(cudaStreamSynchronize(exec.stream), "cudaStreamSynchronize");
+  if (batch == 0) return 0;
+  const cublasFillMode_t upper = CUBLAS_FILL_MODE_UPPER;
+  int* info = ws.info.data();
+  if (f32) {
+    auto a = reinterpret_cast<float**>(ws.a_ptr.data());
+    auto b = reinterpret_cast<float**>(ws.b_ptr.data());
+    cusolver_check(cusolverDnSpotrfBatched(ws.handle, upper, nv, a, ld, info, batch), "cusolverDnSpotrfBatched");
+    cusolver_check(cusolverDnSpotrsBatched(ws.handle, upper, nv, 1, a, ld, b, ld, info + nworld, batch),
+                   "cusolverDnSpotrsBatched");
+  } else {
+    auto a = reinterpret_cast<double**>(ws.a_ptr.data());
+    auto b = reinterpret_cast<double**>(ws.b_ptr.data());
+    cusolver_check(cusolverDnDpotrfBatched(ws.handle, upper, nv, a, ld, info, batch), "cusolverDnDpotrfBatched");
+    cusolver_check(cusolverDnDpotrsBatched(ws.handle, upper, nv, 1, a, ld, b, ld, info + nworld, batch),
+                   "cusolverDnDpotrsBatched");
+  }
+  scatter_info<<<(batch + threads - 1) / threads, threads, 0, exec.stream>>>(batch, ws.world_of.data(), info, solve_ok);
+  cuda_check(cudaGetLastError(), "scatter_info launch");
+  return batch;
+}
+
+}  // namespace sap
+
 #include "solver_launch_impl.hpp"
 
 namespace sap {

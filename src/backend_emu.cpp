@@ -3,6 +3,7 @@
 // CPU and CUDA backends: only the executor differs.
 #include "collision_launch_impl.hpp"
 #include "sap/backend/launch_emu.hpp"
+#include "reference_solve.hpp"
 #include "solver_launch_impl.hpp"
 
 namespace sap {

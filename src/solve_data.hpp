@@ -46,7 +46,10 @@ struct SolveSizes {
   X(G, double, nG)                                                                        \
   X(stats, int, 4)       /* newton iterations, line-search iterations, truncated, exit reason */ \
   X(cost, double, 3)     /* final cost, residual ratio r / (eps_a + eps_r s), r = |D g| at exit */ \
-  X(cost_trace, double, ntrace) /* cost at the top of each Newton iteration */
+  X(cost_trace, double, ntrace) /* cost at the top of each Newton iteration */ \
+  /* Newton loop state between the launches of the split (reference linear solve) path */ \
+  X(newton_real, double, 4) /* cost, cost_prev, alpha, constraint part of the cost */ \
+  X(newton_int, int, 5)     /* iteration k, line-search total, status flags, exit reason, phase */
 
 struct SolveView {
   SolveSizes size;

@@ -1,4 +1,5 @@
-// SolverLaunch for one executor type. Included only by the backend translation units.
+// SolverLaunch for one executor type. Included only by the backend translation units, each of
+// which declares reference_solve(Exec&, ...) for its executor before including this file.
 #pragma once
 
 #include "kernels/free_motion.hpp"
@@ -44,13 +45,47 @@ class SolverLaunchImpl final : public SolverLaunch {
       for_each_world_team(exec_, nworld, 0, SapSolveKernel<double>{m, in, d, s, p, status});
   }
 
+  void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                    const SolveView& s, const NewtonParams& p, int* status) override {
+    split_phase<NewtonBeginKernel>(objective, nworld, m, in, d, s, p, status);
+  }
+  void newton_head(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                   const SolveView& s, const NewtonParams& p, int* status) override {
+    split_phase<NewtonHeadKernel>(objective, nworld, m, in, d, s, p, status);
+  }
+  int reference_linear_solve(bool f32, int nworld, const ModelView& m, const DataView& d, const SolveView& s,
+                             int* solve_ok) override {
+    return reference_solve(exec_, reference_workspace_, f32, nworld, m.nv, m.nv_pad, d.chol, s.newton_int, solve_ok);
+  }
+  void newton_tail(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                   const SolveView& s, const NewtonParams& p, int* status, const int* solve_ok) override {
+    if (objective == Precision::F32)
+      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float>{{m, in, d, s, p, status}, solve_ok});
+    else
+      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, d, s, p, status}, solve_ok});
+  }
+  void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                     const SolveView& s, const NewtonParams& p, int* status) override {
+    split_phase<NewtonFinishKernel>(objective, nworld, m, in, d, s, p, status);
+  }
+
   void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, StateView out,
                  int mode, double h, const int* status) override {
     parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, out, mode, h, status});
   }
 
  private:
+  template <template <class> class Phase>
+  void split_phase(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                   const SolveView& s, const NewtonParams& p, int* status) {
+    if (objective == Precision::F32)
+      for_each_world_team(exec_, nworld, 0, Phase<float>{{m, in, d, s, p, status}});
+    else
+      for_each_world_team(exec_, nworld, 0, Phase<double>{{m, in, d, s, p, status}});
+  }
+
   Exec exec_;
+  std::shared_ptr<void> reference_workspace_;  // the backend's reference-solve state (e.g. a cuSOLVER handle)
 };
 
 }  // namespace sap

@@ -20,6 +20,8 @@ const char* to_string(PositionIntegrationMode m) {
   return m == PositionIntegrationMode::Midpoint ? "midpoint" : "sap_euler";
 }
 const char* to_string(CoriolisMode m) { return m == CoriolisMode::Explicit ? "explicit" : "midpoint"; }
+const char* to_string(LinearSolver s) { return s == LinearSolver::Reference ? "reference" : "cholesky"; }
+
 const char* to_string(LineSearchVariant v) {
   switch (v) {
     case LineSearchVariant::MonotoneDecay: return "monotone_decay";
@@ -117,6 +119,7 @@ SolverConfig SolverOptions::resolve() const {
   c.coriolis_iterations = coriolis_iterations.value_or(2);
 
   c.line_search_variant = line_search_variant;
+  c.linear_solver = linear_solver;
   const bool monotone = line_search_variant == LineSearchVariant::MonotoneDecay;
   c.cost_abs_tol = cost_abs_tol.value_or(monotone ? 0.0 : 1e-30);
   c.cost_rel_tol = cost_rel_tol.value_or(monotone ? 5e-3 : 1e-15);
@@ -154,7 +157,7 @@ const std::vector<std::string>& solver_option_names() {
       "contact_preset_variant", "free_motion_solve_precision", "contact_solve_precision",
       "contact_linear_solve_precision", "sap_contact_weight_precision", "use_f64_boundary_pose",
       "contact_weight_mode", "contact_point_mode", "position_integration", "coriolis", "coriolis_iterations",
-      "line_search_variant",
+      "line_search_variant", "linear_solver",
       "max_iterations", "line_search_max_iterations", "rho", "armijo_c", "line_search_relative_slop",
       "cost_abs_tol", "cost_rel_tol", "abs_tol", "rel_tol", "sigma", "near_rigid_threshold"};
   return names;
@@ -201,6 +204,10 @@ void set_solver_option(SolverOptions& o, const std::string& key, const std::stri
     else if (v == "armijo_decay") o.line_search_variant = LineSearchVariant::ArmijoDecay;
     else if (v == "exact_root") o.line_search_variant = LineSearchVariant::ExactRoot;
     else bad_value(key, value, "monotone_decay, armijo_decay or exact_root");
+  } else if (key == "linear_solver") {
+    if (v == "cholesky") o.linear_solver = LinearSolver::Cholesky;
+    else if (v == "reference") o.linear_solver = LinearSolver::Reference;
+    else bad_value(key, value, "cholesky or reference");
   } else if (key == "max_iterations") {
     o.max_iterations = parse_int(key, value);
   } else if (key == "line_search_max_iterations") {

@@ -56,6 +56,7 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   data_ = Data(model_, nworld, ctx.backend());
   solve_ = std::make_unique<SolveData>(solve_sizes(model_, max_rigid_contact, config_.max_iterations), nworld, ctx.backend());
   status_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
+  solve_ok_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   launch_ = make_solver_launch(ctx);
   clock_ = ctx.make_clock(kNumPoints);
 }
@@ -118,7 +119,21 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
   np.cost_abs_tol = config_.cost_abs_tol;
   np.cost_rel_tol = config_.cost_rel_tol;
   np.linear_solve_f32 = config_.contact_linear_solve_precision == Precision::F32;
-  launch_->newton_solve(config_.contact_solve_precision, nworld_, m, in.view(), d, sv, np, status_.data());
+  const Precision obj = config_.contact_solve_precision;
+  if (config_.linear_solver == LinearSolver::Cholesky) {
+    launch_->newton_solve(obj, nworld_, m, in.view(), d, sv, np, status_.data());
+  } else {
+    // Split loop: each Newton iteration is a head launch (cost, tests, H), a library solve of
+    // the worlds still iterating, and a tail launch (line search, update); it ends when no
+    // world needs a direction. Same phases, same arithmetic outside the factorisation.
+    launch_->newton_begin(obj, nworld_, m, in.view(), d, sv, np, status_.data());
+    for (int k = 0; k <= config_.max_iterations; ++k) {
+      launch_->newton_head(obj, nworld_, m, in.view(), d, sv, np, status_.data());
+      if (launch_->reference_linear_solve(np.linear_solve_f32, nworld_, m, d, sv, solve_ok_.data()) == 0) break;
+      launch_->newton_tail(obj, nworld_, m, in.view(), d, sv, np, status_.data(), solve_ok_.data());
+    }
+    launch_->newton_finish(obj, nworld_, m, in.view(), d, sv, np, status_.data());
+  }
   Slab<const double> v_new{sv.v.ptr, sv.v.stride};
   clock_->mark(kAfterSolve);
   const int mode = config_.position_integration == PositionIntegrationMode::Midpoint ? kIntegrateMidpoint

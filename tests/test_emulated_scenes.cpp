@@ -14,13 +14,12 @@
 #include <sstream>
 
 #include "backend_parity.hpp"
+#include "scene_cases.hpp"
 
 using namespace sap;
 using namespace sap::testing;
 
 namespace {
-
-const std::string kScenes = std::string(SAP_SOURCE_DIR) + "/scenes/";
 
 std::vector<int> lane_counts() {
   std::vector<int> lanes = {2, 3, 32, 33, 64};
@@ -40,30 +39,6 @@ bool scene_selected(const std::string& name) {
     if (item == name) return true;
   return false;
 }
-
-// JSON scenes by file name; the MJCF models through a one-asset scene (as sap_bench loads them).
-Scene load_named(const std::string& name) {
-  auto mjcf = [](const std::string& path, const std::string& keyframe) {
-    return std::string(R"({"schema_version": 1, "name": "m", "simulation": {"dt": 0.002, "num_worlds": 1},
-      "assets": [{"id": "robot", "type": "mjcf", "path": ")") +
-           path + R"(", "keyframe": ")" + keyframe + R"(", "drop_unsupported": true}]})";
-  };
-  if (name == "g1") return parse_scene(mjcf("../../shared/models/unitree_g1/scene_flat.xml", "home"), "g1", kScenes);
-  if (name == "panda")
-    return parse_scene(mjcf("../../shared/models/franka_emika_panda/mjx_single_cube.xml", "home"), "panda", kScenes);
-  return load_scene(kScenes + name + ".json");
-}
-
-bool available(const std::string& name) {
-  if (name == "g1") return std::filesystem::exists(kScenes + "../../shared/models/unitree_g1/scene_flat.xml");
-  if (name == "panda")
-    return std::filesystem::exists(kScenes + "../../shared/models/franka_emika_panda/mjx_single_cube.xml");
-  if (name == "humanoid") return std::filesystem::exists(kScenes + "../../shared/models/humanoid.xml");
-  return true;
-}
-
-// Steps before the compared states: long enough for dropped bodies to land, pendulums to swing.
-int warmup_steps(const Scene& s) { return std::max(10, static_cast<int>(0.1 / s.dt)); }
 
 SimulatorOptions options(const std::string& preset, int lanes) {
   SimulatorOptions o;
@@ -164,9 +139,7 @@ TEST_P(EmulatedScene, TrajectoryAgreesWithOneLane) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene,
-                         ::testing::Values("pendulum", "double_pendulum", "free_tumbling_box", "multi_joints",
-                                           "pd_arm", "sphere_on_ground", "box_on_incline", "free_cube",
-                                           "box_stack_5", "franka_cube", "sphere_pile", "humanoid", "g1", "panda"),
+                         ::testing::ValuesIn(kSceneCases),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

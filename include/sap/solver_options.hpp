@@ -18,6 +18,10 @@ enum class LineSearchVariant { MonotoneDecay, ArmijoDecay, ExactRoot };
 // Velocity at which free motion evaluates Coriolis/gyroscopic forces: v_n (Drake) or the
 // midpoint (v_n + v*)/2 by fixed-point passes that reuse the factor of A.
 enum class CoriolisMode { Explicit, Midpoint };
+// Factorisation of the Newton system: our envelope Cholesky inside the fused solve kernel, or
+// a library reference (Eigen's LLT on the CPU, cuSOLVER's batched potrf/potrs on CUDA) between
+// the launches of a split Newton loop, to cross-check and measure ours.
+enum class LinearSolver { Cholesky, Reference };
 
 const char* to_string(Precision p);
 const char* to_string(ContactWeightMode m);
@@ -25,6 +29,7 @@ const char* to_string(ContactPointMode m);
 const char* to_string(PositionIntegrationMode m);
 const char* to_string(LineSearchVariant v);
 const char* to_string(CoriolisMode m);
+const char* to_string(LinearSolver s);
 
 // Fully resolved configuration used by the stages.
 struct SolverConfig {
@@ -41,6 +46,7 @@ struct SolverConfig {
   int coriolis_iterations = 2;  // fixed-point passes of the midpoint mode
 
   LineSearchVariant line_search_variant = LineSearchVariant::MonotoneDecay;
+  LinearSolver linear_solver = LinearSolver::Cholesky;
   int max_iterations = 100;
   int line_search_max_iterations = 40;
   double rho = 0.8;
@@ -71,6 +77,7 @@ struct SolverOptions {
   std::optional<int> coriolis_iterations;
 
   LineSearchVariant line_search_variant = LineSearchVariant::MonotoneDecay;
+  LinearSolver linear_solver = LinearSolver::Cholesky;
   std::optional<int> max_iterations, line_search_max_iterations;
   std::optional<double> rho, armijo_c, line_search_relative_slop, cost_abs_tol, cost_rel_tol, abs_tol, rel_tol;
   std::optional<double> sigma, near_rigid_threshold;

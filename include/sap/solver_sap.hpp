@@ -95,6 +95,7 @@ class SolverSAP {
   std::unique_ptr<SolveData> solve_;
   int max_rigid_contact_ = 0;
   Buffer<int> status_;
+  Buffer<int> solve_ok_;  // per world: the reference linear solve succeeded (split Newton loop)
   std::unique_ptr<SolverLaunch> launch_;
   std::unique_ptr<StageClock> clock_;
   bool timed_ = false;

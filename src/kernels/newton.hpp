@@ -4,6 +4,8 @@
 //   stop when |D g| <= eps_a + eps_r max(|D A v|, |D J^T gamma|), D = diag(A)^-1/2, or on the
 //   cost test |dl| < eps_ca + eps_cr (|l| + |l_prev|)/2 with alpha > 1/2.
 // Warm start at v_n. One team per world; worlds stop independently (per-world done state).
+// The split path (NewtonBeginKernel ... NewtonFinishKernel below) runs the same phases as
+// separate launches so that a library factorisation (Eigen, cuSOLVER) can solve in between.
 #pragma once
 
 #include "kernels/cholesky.hpp"
@@ -17,6 +19,8 @@ namespace sap {
 enum LineSearchKind : int { kLineSearchMonotone = 0, kLineSearchArmijo = 1, kLineSearchExact = 2 };
 // Which stopping test ended the iteration (StepDiagnostics::exit_reason).
 enum NewtonExit : int { kExitOther = 0, kExitOptimality = 1, kExitCostStall = 2 };
+// Where a world's Newton loop stands between the launches of the split path (newton_int[4]).
+enum NewtonPhase : int { kNewtonIterating = 0, kNewtonNeedsDirection = 1, kNewtonDone = 2 };
 
 struct NewtonParams {
   double h = 0;
@@ -215,19 +219,36 @@ struct SapSolveKernel {
     team.sync();
   }
 
-  // dv = -H^-1 g in the linear-solve precision Sl. Returns false if the factorisation fails.
+  // Loads the Newton system H dv = -g into the factor buffer, in the linear-solve precision Sl
+  // (lower triangle of H, row-major with leading dimension nv_pad; the right-hand side after it).
   template <class Sl, class Team>
-  SAP_HD bool newton_direction(int w, Team& team) const {
+  SAP_HD void load_newton_system(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
     Sl* L = reinterpret_cast<Sl*>(d.chol(w));
     Sl* x = L + ld * ld;
     cholesky_load<Sl>(team, s.H(w), L, nv, ld);
     for (int i = team.rank(); i < nv; i += team.size()) x[i] = -Sl(s.grad(w)[i]);
     team.sync();
-    if (!cholesky_factor<Sl>(team, L, nv, ld, d.chol_first(w))) return false;
-    cholesky_solve<Sl>(team, L, x, nv, ld, d.chol_first(w));
-    for (int i = team.rank(); i < nv; i += team.size()) s.dv(w)[i] = double(x[i]);
+  }
+
+  // dv = the solution left in the factor buffer's right-hand side.
+  template <class Sl, class Team>
+  SAP_HD void store_direction(int w, Team& team) const {
+    const Sl* x = reinterpret_cast<const Sl*>(d.chol(w)) + m.nv_pad * m.nv_pad;
+    for (int i = team.rank(); i < m.nv; i += team.size()) s.dv(w)[i] = double(x[i]);
     team.sync();
+  }
+
+  // dv = -H^-1 g in the linear-solve precision Sl by our envelope Cholesky. Returns false if
+  // the factorisation fails.
+  template <class Sl, class Team>
+  SAP_HD bool newton_direction(int w, Team& team) const {
+    const int nv = m.nv, ld = m.nv_pad;
+    Sl* L = reinterpret_cast<Sl*>(d.chol(w));
+    load_newton_system<Sl>(w, team);
+    if (!cholesky_factor<Sl>(team, L, nv, ld, d.chol_first(w))) return false;
+    cholesky_solve<Sl>(team, L, L + ld * ld, nv, ld, d.chol_first(w));
+    store_direction<Sl>(w, team);
     return true;
   }
 
@@ -242,136 +263,286 @@ struct SapSolveKernel {
     return team.reduce_sum(acc);
   }
 
+  // The Newton loop, in phases that the fused kernel (operator()) runs back to back and the
+  // split path (linear_solver = reference) runs as separate launches around a library solve:
+  //   begin      warm start, or the trivial cases (rejected upstream, no constraint rows)
+  //   head       cost, gradient and stopping tests at v; if it continues, H and the system
+  //   [solve]    dv = -H^-1 g
+  //   tail       line search along dv, v += alpha dv
+  //   finish     statistics and status
+  // NewtonIterate is the loop's state between phases (registers in the fused kernel, the
+  // newton_real/newton_int slabs between launches).
+  static constexpr int kIterating = kNewtonIterating, kNeedsDirection = kNewtonNeedsDirection,
+                       kDone = kNewtonDone;
+  struct NewtonIterate {
+    So cost = So(0), cost_prev = So(0), alpha = So(0), rows_cost = So(0);
+    int k = 0, ls_total = 0, flags = 0, exit_reason = kExitOther, phase = kIterating;
+  };
+
   template <class Team>
-  SAP_HD void operator()(int w, Team& team) const {
+  SAP_HD void begin(int w, Team& team, NewtonIterate& it) const {
     const int nv = m.nv;
     double* v = s.v(w);
     const double* v_star = d.v_star(w);
     // Every lane reads the incoming status before any lane may write it (the barrier orders the
-    // read against rank 0's write below: found by the emulated executor under ThreadSanitizer).
+    // read against rank 0's write in finish(): found by the emulated executor under TSan).
     const int status_in = status[w];
     team.sync();
+    it = NewtonIterate{};
     if (status_in & kStatusFailureMask) {  // rejected upstream: keep the previous velocity
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = state_in.qvel(w)[i];
-      if (team.rank() == 0) s.stats(w)[0] = s.stats(w)[1] = 0;
+      it.phase = kDone;
       team.sync();
       return;
     }
     const int nrow_used = s.con_count(w)[0] + s.lim_count(w)[0] + s.size.npd;
     if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
-      if (team.rank() == 0) {
-        s.stats(w)[0] = s.stats(w)[1] = 0;
-        s.cost(w)[0] = s.cost(w)[1] = s.cost(w)[2] = 0;
-        status[w] |= kStatusConverged;
-      }
+      if (team.rank() == 0) s.cost(w)[1] = s.cost(w)[2] = 0;  // residual ratio and |D g|
+      it.flags = kStatusConverged;
+      it.phase = kDone;
       team.sync();
       return;
     }
     for (int i = team.rank(); i < nv; i += team.size()) v[i] = state_in.qvel(w)[i];
     team.sync();
     mul_A(w, team, v_star, s.Avstar(w));
+  }
 
+  // Top of iteration it.k. Returns true when a direction is needed (H assembled and, when
+  // load_system, the system loaded for the fused solve's precision); else the loop is done.
+  template <class Team>
+  SAP_HD bool head(int w, Team& team, NewtonIterate& it) const {
+    const int nv = m.nv;
+    double* v = s.v(w);
+    const double* v_star = d.v_star(w);
     double* u = s.dp(w);  // v - v*, reused as A dv after the direction is known
-    So cost = So(0), cost_prev = So(0), alpha = So(0);
-    int ls_total = 0, k = 0, flags = 0, exit_reason = kExitOther;
-    for (;; ++k) {
-      // Cost, impulses and Hessians at v.
-      jacobian_product(w, team, v, s.vc(w));
-      const RowSums<So> rows = evaluate_rows(w, team, So(0), true, false);
-      for (int i = team.rank(); i < nv; i += team.size()) u[i] = v[i] - v_star[i];
-      team.sync();
-      mul_A(w, team, u, s.Au(w));
-      cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + rows.cost;
-      jacobian_transpose_gamma(w, team);
-      for (int i = team.rank(); i < nv; i += team.size()) s.grad(w)[i] = double(So(s.Au(w)[i]) - So(s.jtg(w)[i]));
-      team.sync();
-      // Optimality in sqrt(J) units: r = |D g|, s = max(|D A v|, |D J^T gamma|).
-      const So r = sqrt_(dot_nv(w, team, s.grad(w), s.grad(w), true));
-      So av2 = So(0);
-      for (int i = team.rank(); i < nv; i += team.size()) {
-        const So av = So(s.Au(w)[i]) + So(s.Avstar(w)[i]);
-        av2 += av * av / So(d.A(w)[i * m.nv_pad + i]);
-      }
-      av2 = team.reduce_sum(av2);
-      const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
-      const So scale = sqrt_(max_(av2, jg2));
-      const So threshold = So(p.abs_tol) + So(p.rel_tol) * scale;
-      const bool cost_ok = k > 0 && abs_(cost_prev - cost) < So(p.cost_abs_tol) +
-                                                               So(p.cost_rel_tol) * S_half() * (abs_(cost) + abs_(cost_prev)) &&
-                           alpha > S_half();
-      if (!isfinite_(cost) || !isfinite_(r)) {
-        flags |= kStatusNonFinite;
-        break;
-      }
-      if (team.rank() == 0) {
-        s.cost(w)[1] = double(r / max_(threshold, So(1e-30)));
-        s.cost(w)[2] = double(r);
-        if (k < s.size.ntrace) s.cost_trace(w)[k] = double(cost);
-      }
-      if (r <= threshold || cost_ok) {
-        flags |= kStatusConverged;
-        exit_reason = r <= threshold ? kExitOptimality : kExitCostStall;
-        break;
-      }
-      if (k == p.max_iterations) {
-        flags |= kStatusIterationLimit;
-        break;
-      }
-      // Newton direction and the line data.
-      assemble_hessian(w, team);
-      const bool ok = p.linear_solve_f32 ? newton_direction<float>(w, team) : newton_direction<double>(w, team);
-      if (!ok) {
-        flags |= kStatusFactorizationFailed;
-        break;
-      }
-      jacobian_product(w, team, s.dv(w), s.dvc(w));
-      const So d0 = dot_nv(w, team, s.grad(w), s.dv(w), false);  // l'(0)
-      mul_A(w, team, s.dv(w), u);                                  // u <- A dv
-      const So a2 = dot_nv(w, team, s.dv(w), u, false);
-      // b = dv^T A (v - v*) = dv . Au
-      const So b = dot_nv(w, team, s.dv(w), s.Au(w), false);
-      const So cost_A0 = cost - rows.cost;
-      if (!(d0 < So(0)) || !(a2 > So(0)) || !isfinite_(a2)) {
-        flags |= kStatusNotDescent;
-        break;
-      }
-      auto line = [&](So a, bool derivatives) {
-        const RowSums<So> rs = evaluate_rows(w, team, a, false, derivatives);
-        LineEval<So> e;
-        e.cost = cost_A0 + a * b + S_half() * a * a * a2 + rs.cost;
-        e.d1 = b + a * a2 - rs.dvc_gamma;
-        e.d2 = a2 + rs.dvc_G_dvc;
-        return e;
-      };
-      LineSearchResult<So> ls;
-      if (p.line_search == kLineSearchExact)
-        ls = line_search_exact<So>(line, cost, d0, p.ls);
-      else if (p.line_search == kLineSearchArmijo)
-        ls = line_search_armijo<So>(line, cost, d0, p.ls);
-      else
-        ls = line_search_monotone<So>(line, cost, p.ls);
-      ls_total += ls.iterations;
-      if (!ls.ok) {
-        flags |= kStatusLineSearchFailed;
-        break;
-      }
-      alpha = ls.alpha;
-      for (int i = team.rank(); i < nv; i += team.size()) v[i] = double(So(v[i]) + alpha * So(s.dv(w)[i]));
-      team.sync();
-      cost_prev = cost;
+    // Cost, impulses and Hessians at v.
+    jacobian_product(w, team, v, s.vc(w));
+    const RowSums<So> rows = evaluate_rows(w, team, So(0), true, false);
+    for (int i = team.rank(); i < nv; i += team.size()) u[i] = v[i] - v_star[i];
+    team.sync();
+    mul_A(w, team, u, s.Au(w));
+    it.cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + rows.cost;
+    it.rows_cost = rows.cost;
+    jacobian_transpose_gamma(w, team);
+    for (int i = team.rank(); i < nv; i += team.size()) s.grad(w)[i] = double(So(s.Au(w)[i]) - So(s.jtg(w)[i]));
+    team.sync();
+    // Optimality in sqrt(J) units: r = |D g|, s = max(|D A v|, |D J^T gamma|).
+    const So r = sqrt_(dot_nv(w, team, s.grad(w), s.grad(w), true));
+    So av2 = So(0);
+    for (int i = team.rank(); i < nv; i += team.size()) {
+      const So av = So(s.Au(w)[i]) + So(s.Avstar(w)[i]);
+      av2 += av * av / So(d.A(w)[i * m.nv_pad + i]);
+    }
+    av2 = team.reduce_sum(av2);
+    const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
+    const So scale = sqrt_(max_(av2, jg2));
+    const So threshold = So(p.abs_tol) + So(p.rel_tol) * scale;
+    const So cost = it.cost, cost_prev = it.cost_prev;
+    const bool cost_ok = it.k > 0 &&
+                         abs_(cost_prev - cost) < So(p.cost_abs_tol) +
+                                                      So(p.cost_rel_tol) * S_half() * (abs_(cost) + abs_(cost_prev)) &&
+                         it.alpha > S_half();
+    it.phase = kDone;
+    if (!isfinite_(cost) || !isfinite_(r)) {
+      it.flags |= kStatusNonFinite;
+      return false;
     }
     if (team.rank() == 0) {
-      s.stats(w)[0] = k;
-      s.stats(w)[1] = ls_total;
-      s.stats(w)[3] = exit_reason;
-      s.cost(w)[0] = double(cost);
-      status[w] |= flags;
+      s.cost(w)[1] = double(r / max_(threshold, So(1e-30)));
+      s.cost(w)[2] = double(r);
+      if (it.k < s.size.ntrace) s.cost_trace(w)[it.k] = double(cost);
+    }
+    if (r <= threshold || cost_ok) {
+      it.flags |= kStatusConverged;
+      it.exit_reason = r <= threshold ? kExitOptimality : kExitCostStall;
+      return false;
+    }
+    if (it.k == p.max_iterations) {
+      it.flags |= kStatusIterationLimit;
+      return false;
+    }
+    assemble_hessian(w, team);
+    it.phase = kNeedsDirection;
+    return true;
+  }
+
+  // After the direction dv (direction_ok: the factorisation succeeded): line search and update.
+  // Returns false when the loop is done.
+  template <class Team>
+  SAP_HD bool tail(int w, Team& team, NewtonIterate& it, bool direction_ok) const {
+    const int nv = m.nv;
+    double* v = s.v(w);
+    double* u = s.dp(w);
+    it.phase = kDone;
+    if (!direction_ok) {
+      it.flags |= kStatusFactorizationFailed;
+      return false;
+    }
+    const So cost = it.cost;
+    jacobian_product(w, team, s.dv(w), s.dvc(w));
+    const So d0 = dot_nv(w, team, s.grad(w), s.dv(w), false);  // l'(0)
+    mul_A(w, team, s.dv(w), u);                                  // u <- A dv
+    const So a2 = dot_nv(w, team, s.dv(w), u, false);
+    // b = dv^T A (v - v*) = dv . Au
+    const So b = dot_nv(w, team, s.dv(w), s.Au(w), false);
+    const So cost_A0 = cost - it.rows_cost;
+    if (!(d0 < So(0)) || !(a2 > So(0)) || !isfinite_(a2)) {
+      it.flags |= kStatusNotDescent;
+      return false;
+    }
+    auto line = [&](So a, bool derivatives) {
+      const RowSums<So> rs = evaluate_rows(w, team, a, false, derivatives);
+      LineEval<So> e;
+      e.cost = cost_A0 + a * b + S_half() * a * a * a2 + rs.cost;
+      e.d1 = b + a * a2 - rs.dvc_gamma;
+      e.d2 = a2 + rs.dvc_G_dvc;
+      return e;
+    };
+    LineSearchResult<So> ls;
+    if (p.line_search == kLineSearchExact)
+      ls = line_search_exact<So>(line, cost, d0, p.ls);
+    else if (p.line_search == kLineSearchArmijo)
+      ls = line_search_armijo<So>(line, cost, d0, p.ls);
+    else
+      ls = line_search_monotone<So>(line, cost, p.ls);
+    it.ls_total += ls.iterations;
+    if (!ls.ok) {
+      it.flags |= kStatusLineSearchFailed;
+      return false;
+    }
+    it.alpha = ls.alpha;
+    for (int i = team.rank(); i < nv; i += team.size()) v[i] = double(So(v[i]) + it.alpha * So(s.dv(w)[i]));
+    team.sync();
+    it.cost_prev = cost;
+    ++it.k;
+    it.phase = kIterating;
+    return true;
+  }
+
+  template <class Team>
+  SAP_HD void finish(int w, Team& team, const NewtonIterate& it) const {
+    if (team.rank() == 0) {
+      s.stats(w)[0] = it.k;
+      s.stats(w)[1] = it.ls_total;
+      s.stats(w)[3] = it.exit_reason;
+      s.cost(w)[0] = double(it.cost);
+      status[w] |= it.flags;
     }
     team.sync();
   }
 
+  // Loop state to and from global memory (split path). Each lane holds the same values.
+  SAP_HD NewtonIterate load_iterate(int w) const {
+    NewtonIterate it;
+    const double* r = s.newton_real(w);
+    const int* n = s.newton_int(w);
+    it.cost = So(r[0]);
+    it.cost_prev = So(r[1]);
+    it.alpha = So(r[2]);
+    it.rows_cost = So(r[3]);
+    it.k = n[0];
+    it.ls_total = n[1];
+    it.flags = n[2];
+    it.exit_reason = n[3];
+    it.phase = n[4];
+    return it;
+  }
+  template <class Team>
+  SAP_HD void store_iterate(int w, Team& team, const NewtonIterate& it) const {
+    team.sync();  // every lane has read the previous state (load_iterate) before it changes
+    if (team.rank() == 0) {
+      double* r = s.newton_real(w);
+      int* n = s.newton_int(w);
+      r[0] = double(it.cost);
+      r[1] = double(it.cost_prev);
+      r[2] = double(it.alpha);
+      r[3] = double(it.rows_cost);
+      n[0] = it.k;
+      n[1] = it.ls_total;
+      n[2] = it.flags;
+      n[3] = it.exit_reason;
+      n[4] = it.phase;
+    }
+    team.sync();
+  }
+
+  // The fused Newton solve of one world: every phase in one launch, our Cholesky in between.
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    NewtonIterate it;
+    begin(w, team, it);
+    while (it.phase != kDone && head(w, team, it)) {
+      const bool ok = p.linear_solve_f32 ? newton_direction<float>(w, team) : newton_direction<double>(w, team);
+      if (!tail(w, team, it, ok)) break;
+    }
+    finish(w, team, it);
+  }
+
   SAP_HDI static So S_half() { return So(0.5); }
+};
+
+// The split path: one launch per phase over all worlds; the loop state lives in newton_real /
+// newton_int between launches. Worlds already done skip every phase.
+template <class So>
+struct NewtonBeginKernel {
+  SapSolveKernel<So> k;
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    typename SapSolveKernel<So>::NewtonIterate it;
+    k.begin(w, team, it);
+    k.store_iterate(w, team, it);
+  }
+};
+
+// Head of the current iteration; for the worlds that need a direction, loads the system in
+// the linear-solve precision and leaves newton_int phase = kNeedsDirection.
+template <class So>
+struct NewtonHeadKernel {
+  SapSolveKernel<So> k;
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    typename SapSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
+    if (it.phase != SapSolveKernel<So>::kIterating) return;
+    if (k.head(w, team, it)) {
+      if (k.p.linear_solve_f32)
+        k.template load_newton_system<float>(w, team);
+      else
+        k.template load_newton_system<double>(w, team);
+    }
+    k.store_iterate(w, team, it);
+  }
+};
+
+// Tail for the worlds whose system was solved: solve_ok[w] from the library factorisation.
+template <class So>
+struct NewtonTailKernel {
+  SapSolveKernel<So> k;
+  const int* solve_ok;  // per world
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    typename SapSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
+    if (it.phase != SapSolveKernel<So>::kNeedsDirection) return;
+    const bool ok = solve_ok[w] != 0;
+    if (ok) {
+      if (k.p.linear_solve_f32)
+        k.template store_direction<float>(w, team);
+      else
+        k.template store_direction<double>(w, team);
+    }
+    k.tail(w, team, it, ok);
+    k.store_iterate(w, team, it);
+  }
+};
+
+template <class So>
+struct NewtonFinishKernel {
+  SapSolveKernel<So> k;
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    k.finish(w, team, k.load_iterate(w));
+  }
 };
 
 }  // namespace sap
