@@ -319,6 +319,8 @@ void parse_common_option(ArgReader& r, const std::string& a, CommonOptions& o) {
     }
   } else if (a == "--threads") {
     o.threads = static_cast<int>(parse_int(a, r.value(a), 0, 4096));
+  } else if (a == "--emulated-lanes") {
+    o.emulated_lanes = static_cast<int>(parse_int(a, r.value(a), 1, 1024));
   } else if (a == "--keyframe") {
     o.load.keyframe = r.value(a);
   } else if (a == "--drop-unsupported") {

@@ -66,6 +66,7 @@ struct CommonOptions {
   SceneLoadOptions load;
   Backend backend = Backend::Auto;
   int threads = 0;
+  int emulated_lanes = 0;  // > 0: CPU backend with emulated GPU teams (barrier counts, tests)
   bool quiet = false;
 };
 // Handles argument `a` (just read from r) when it is a common option or the scene; otherwise

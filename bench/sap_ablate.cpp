@@ -43,6 +43,7 @@ options:
   --dt SEC              override the scene's time step
   --backend B           cpu, cuda or auto (default auto)
   --threads N           CPU threads (default 0 = all hardware threads)
+  --emulated-lanes N    CPU backend running team stages on emulated GPU teams of N lanes (tests)
   --csv OUT             per-step aggregates as CSV
   --json OUT            everything (per-world values included) as JSON; plot with
                         /usr/bin/python3 tools/plot_ablation.py OUT --out PLOT.png
@@ -246,6 +247,7 @@ int run(int argc, char** argv) {
     so.nworld = nworld;
     so.backend = o.backend;
     so.threads = o.threads;
+    so.emulated_lanes = o.emulated_lanes;
     so.override_solver = true;
     so.solver = v.options;
     v.sim = std::make_unique<Simulator>(scene, so);

@@ -43,6 +43,8 @@ options:
   --set key=value       any solver option by name (repeatable; see solver_options.hpp)
   --backend B           cpu, cuda or auto (default auto: CUDA when a device is present)
   --threads N           CPU threads (default 0 = all hardware threads)
+  --emulated-lanes N    CPU backend running team stages on emulated GPU teams of N lanes (slow;
+                        prints block barriers per world-step per kernel, as the CUDA build has)
   --stats-every K       read diagnostics after every K-th step of the statistics pass
                         (default 1; 0 skips the statistics pass; scaling mode default 0)
   --json OUT            write the results as JSON to OUT
@@ -149,6 +151,9 @@ struct RunResult {
   // end of the timed pass (and any failure seen in the statistics pass)
   std::set<int> failed_worlds;
   int nonfinite_state_worlds = 0;
+  // --emulated-lanes: per-kernel launch and barrier counts of the timed pass
+  std::vector<EmuKernelStats> emulation;
+  long long emulated_world_steps = 0;
 };
 
 long long memory_available_bytes() {
@@ -191,6 +196,7 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   so.nworld = nworld;
   so.backend = o.backend;
   so.threads = o.threads;
+  so.emulated_lanes = o.emulated_lanes;
   if (solver) {
     so.override_solver = true;
     so.solver = *solver;
@@ -205,6 +211,7 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   const bool progress = !o.quiet;
   const std::string tag = std::to_string(nworld) + " world" + (nworld == 1 ? "" : "s");
 
+  sim.context().reset_emulation_stats();
   // Pass 1: timed, no reads. With --min-time the same window (reset, warm-up, steps) is
   // repeated until the timed total reaches it, so every nworld times the same physics.
   {
@@ -221,9 +228,11 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
       sim.context().synchronize();
       r.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ++r.repeats;
+      r.emulated_world_steps += static_cast<long long>(nworld) * (o.warmup + o.steps);
       if (r.wall_s >= o.min_time) break;
     }
   }
+  r.emulation = sim.context().emulation_stats();
   const long long rss1 = resident_bytes();
   if (rss0 >= 0 && rss1 >= 0) r.rss_growth = rss1 - rss0;
   for (int w : sim.failed_worlds()) r.failed_worlds.insert(w);
@@ -295,6 +304,16 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   if (ids.size() > 32) ids.resize(32);
   j["failed_world_ids"] = ids;  // the first 32
   j["nonfinite_state_worlds"] = r.nonfinite_state_worlds;
+  if (!r.emulation.empty()) {
+    json e = json::array();
+    for (const EmuKernelStats& k : r.emulation) {
+      const double per_world_step = r.emulated_world_steps > 0 ? double(k.barriers) / double(r.emulated_world_steps) : 0;
+      e.push_back({{"kernel", k.kernel}, {"team", k.team}, {"launches", k.launches},
+                   {"block_barriers_per_world_step", per_world_step},
+                   {"max_block_barriers_per_world_launch", k.max_barriers_per_world}});
+    }
+    j["emulation"] = e;
+  }
   j["host_rss_growth_mib"] = r.rss_growth >= 0 ? nlohmann::json(static_cast<double>(r.rss_growth) / 1048576.0)
                                                : nlohmann::json(nullptr);
   if (!r.have_stats) {
@@ -435,6 +454,18 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   std::printf("%s; non-finite state in %d worlds\n", r.failed_worlds.empty() ? "" : ")", r.nonfinite_state_worlds);
   if (!scene.warnings.empty())
     std::printf("  scene notes   %zu (first: %s)\n", scene.warnings.size(), scene.warnings.front().c_str());
+  if (rec.contains("emulation")) {
+    std::printf("  emulated      teams of %d lanes; block barriers per world-step (timed pass):\n", o.emulated_lanes);
+    double total = 0;
+    for (const auto& k : rec["emulation"]) {
+      if (!k["team"].get<bool>()) continue;
+      total += k["block_barriers_per_world_step"].get<double>();
+      std::printf("    %-40s %10.1f  (max %lld in one world-launch)\n", k["kernel"].get<std::string>().c_str(),
+                  k["block_barriers_per_world_step"].get<double>(),
+                  k["max_block_barriers_per_world_launch"].get<long long>());
+    }
+    std::printf("    %-40s %10.1f\n", "total", total);
+  }
 }
 
 int run(int argc, char** argv) {

@@ -12,10 +12,13 @@ cmake -S . -B build-gpu -DSAP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
 cmake --build build-gpu -j"$(nproc)" >/dev/null
 rm -rf .gpu_bundle && mkdir -p .gpu_bundle/lib
-for exe in sap_bench sap_ablate test_cuda_parity test_collision_pipeline test_scene_physics test_free_motion; do
+for exe in sap_bench sap_ablate test_cuda_parity test_collision_pipeline test_scene_physics test_free_motion \
+           test_linear_solver test_emulated_team; do
   cp "build-gpu/$exe" .gpu_bundle/
   strip .gpu_bundle/$exe
 done
 for lib in $(ldd build-gpu/sap_bench | awk '/tinyxml2|gtest|libstdc|libgcc_s/ {print $3}'); do cp -L "$lib" .gpu_bundle/lib/; done
+# cuSOLVER (linear_solver = reference) and its cuBLAS are too large to carry (hundreds of MiB):
+# gpu_run.sh takes them from the device's own CUDA toolkit (/usr/local/cuda/lib64).
 echo "$(pwd)" > .gpu_bundle/source_dir   # tests look for scenes under the build's SAP_SOURCE_DIR
 du -sh .gpu_bundle

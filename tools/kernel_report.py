@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Static report of the CUDA kernels, for tracking every kernel change without a GPU.
+
+For each kernel of the CUDA build: registers per thread, stack frame, spill stores/loads and
+static shared memory, from ptxas (the .cu files are recompiled with -Xptxas -v using the
+build's own compile commands), and the resulting residency on an H100 (SM 9.0: 64K registers,
+2048 threads, 32 blocks, 228 KB shared memory per SM) at the block size the launcher uses.
+Then, from the emulated-team executor (sap_bench --emulated-lanes), block barriers per
+world-step per team kernel for a scene (default: the humanoid).
+
+  tools/kernel_report.py [--build build] [--scene scenes/humanoid.json] [--worlds 2]
+                         [--steps 100] [--lanes 64] [--markdown OUT]
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# H100 (compute capability 9.0) per-SM limits.
+SM_REGS, SM_THREADS, SM_BLOCKS, SM_SMEM = 65536, 2048, 32, 228 * 1024
+SMEM_RESERVED_PER_BLOCK = 1024
+REG_ALLOC_UNIT = 256  # registers, allocated per warp
+TEAM_THREADS, FLAT_THREADS = 64, 128  # CudaExec's default team size, parallel_for's block
+
+
+def ptxas_usage(build):
+    """Recompiles each cuda/*.cu of the build with -Xptxas -v; returns {mangled: usage}."""
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        commands = [c for c in json.load(f) if c["file"].endswith(".cu")]
+    if not commands:
+        sys.exit("kernel_report: no .cu file in %s/compile_commands.json (configure with CUDA)" % build)
+    usage = {}
+    for c in commands:
+        args = shlex.split(c["command"]) if "command" in c else list(c["arguments"])
+        out = tempfile.NamedTemporaryFile(suffix=".o", delete=False).name
+        # Drop the output and dependency-file arguments; compile only, with ptxas verbose.
+        clean, skip = [], False
+        for a in args:
+            if skip:
+                skip = False
+                continue
+            if a in ("-o", "-MF", "-MT", "-MD", "-MMD") or a.startswith("-MF") or a.startswith("-MT"):
+                skip = a in ("-o", "-MF", "-MT")
+                continue
+            clean.append(a)
+        clean += ["-Xptxas", "-v", "-o", out]
+        p = subprocess.run(clean, cwd=c["directory"], capture_output=True, text=True)
+        os.unlink(out)
+        if p.returncode != 0:
+            sys.exit("kernel_report: recompiling %s failed:\n%s" % (c["file"], p.stderr[-3000:]))
+        current = None
+        for line in p.stderr.splitlines():
+            m = re.search(r"Compiling entry function '(\S+)' for '(sm_\d+)'", line)
+            if m:
+                current = m.group(1)
+                usage[current] = {"arch": m.group(2), "regs": 0, "stack": 0, "spill_st": 0, "spill_ld": 0,
+                                  "smem": 0, "file": os.path.basename(c["file"])}
+                continue
+            m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+            if m and current:
+                usage[current].update(stack=int(m.group(1)), spill_st=int(m.group(2)), spill_ld=int(m.group(3)))
+            m = re.search(r"Used (\d+) registers", line)
+            if m and current:
+                usage[current]["regs"] = int(m.group(1))
+                s = re.search(r"(\d+) bytes smem", line)
+                usage[current]["smem"] = int(s.group(1)) if s else 0
+    return usage
+
+
+def demangle(names):
+    p = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True)
+    return p.stdout.splitlines() if p.returncode == 0 else names
+
+
+def short_name(d):
+    """team_kernel<sap::SapSolveKernel<double> > -> (SapSolveKernel<double>, team)."""
+    d = d.replace("(anonymous namespace)::", "")
+    m = re.match(r"void sap::(team_kernel|parallel_for_kernel)<sap::(.*)>\(.*", d)
+    if m:
+        inner = m.group(2).strip()
+        return inner, "team" if m.group(1) == "team_kernel" else "flat"
+    return re.sub(r"\(.*", "", d.replace("void ", "").replace("sap::", "")), "other"
+
+
+def residency(regs, smem, threads):
+    warps = math.ceil(threads / 32)
+    regs_per_warp = math.ceil(max(regs, 1) * 32 / REG_ALLOC_UNIT) * REG_ALLOC_UNIT
+    blocks_regs = (SM_REGS // regs_per_warp) // warps
+    blocks_threads = SM_THREADS // threads
+    blocks_smem = SM_SMEM // (smem + SMEM_RESERVED_PER_BLOCK)
+    blocks = min(blocks_regs, blocks_threads, blocks_smem, SM_BLOCKS)
+    limiter = {blocks_regs: "registers", blocks_threads: "threads", blocks_smem: "shared memory"}.get(blocks, "blocks")
+    return blocks, blocks * warps, limiter
+
+
+def barrier_counts(build, scene, worlds, steps, lanes):
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        path = f.name
+    cmd = [os.path.join(build, "sap_bench"), scene, "--backend", "cpu", "--worlds", str(worlds), "--steps", str(steps),
+           "--warmup", "0", "--stats-every", "0", "--emulated-lanes", str(lanes), "--json", path, "--quiet"]
+    subprocess.run(cmd, check=True)
+    with open(path) as f:
+        j = json.load(f)
+    os.unlink(path)
+    return cmd, j["runs"][0]["emulation"] if "runs" in j else j["emulation"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--scene", default=os.path.join(ROOT, "scenes", "humanoid.json"))
+    ap.add_argument("--worlds", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--lanes", type=int, default=TEAM_THREADS)
+    ap.add_argument("--skip-barriers", action="store_true", help="only the ptxas table")
+    ap.add_argument("--markdown", help="also write the tables to this file")
+    a = ap.parse_args()
+
+    usage = ptxas_usage(a.build)
+    names = list(usage)
+    rows = []
+    for mangled, d in zip(names, demangle(names)):
+        name, kind = short_name(d)
+        u = usage[mangled]
+        threads = TEAM_THREADS if kind == "team" else FLAT_THREADS
+        blocks, warps, limiter = residency(u["regs"], u["smem"], threads)
+        rows.append((kind, name, u, threads, blocks, warps, limiter))
+    rows.sort(key=lambda r: (r[0] != "team", r[1]))
+    out = ["| kernel | launch | regs/thread | stack B | spill st/ld B | smem B | block | blocks/SM | warps/SM (of 64) | limited by |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for kind, name, u, threads, blocks, warps, limiter in rows:
+        out.append("| `%s` | %s | %d | %d | %d/%d | %d | %d | %d | %d | %s |" % (
+            name, kind, u["regs"], u["stack"], u["spill_st"], u["spill_ld"], u["smem"], threads, blocks, warps, limiter))
+    text = "Kernel resources (ptxas -v, %s) and H100 residency:\n\n" % (rows[0][2]["arch"] if rows else "?")
+    text += "\n".join(out) + "\n"
+    if not a.skip_barriers:
+        cmd, emu = barrier_counts(a.build, a.scene, a.worlds, a.steps, a.lanes)
+        text += "\nBlock barriers per world-step (emulated teams of %d lanes; `%s`):\n\n" % (
+            a.lanes, " ".join(os.path.relpath(c, ROOT) if os.path.isabs(c) else c for c in cmd[:-3]))
+        text += "| team kernel | barriers per world-step | max in one world-launch |\n|---|---|---|\n"
+        total = 0.0
+        for k in emu:
+            if not k["team"]:
+                continue
+            total += k["block_barriers_per_world_step"]
+            text += "| `%s` | %.1f | %d |\n" % (k["kernel"].replace("sap::", ""), k["block_barriers_per_world_step"],
+                                               k["max_block_barriers_per_world_launch"])
+        text += "| total | %.1f | |\n" % total
+    print(text)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
