@@ -132,50 +132,40 @@ TeamState::TeamState(int lanes, std::size_t shmem_bytes, const std::string& kern
 
 TeamState::~TeamState() = default;
 
-void TeamState::sync(int lane, int world) {
+// A lane arrives at a barrier (kAtSync) or at the end of its world (kAtEnd). The barrier
+// completes when every lane has arrived at the same kind; arrivals of both kinds adding up to
+// the whole team mean a divergent barrier that can never complete.
+void TeamState::arrive(int lane, int world, int at) {
   Impl& s = *impl_;
   std::unique_lock<std::mutex> lock(s.mutex);
   if (s.failed) throw Abort{};
-  s.where[static_cast<std::size_t>(lane)] = kAtSync;
-  ++s.at_sync;
-  if (s.at_sync + s.at_end == s.lanes) {
-    if (s.at_end > 0) {  // the others are done with the world: this barrier can never complete
-      s.fail_locked(s.divergence(world));
-      throw Abort{};
-    }
-    s.at_sync = 0;
-    ++s.world_barriers;
-    ++s.generation;
-    std::fill(s.where.begin(), s.where.end(), kRunning);
-    s.cv.notify_all();
+  s.where[static_cast<std::size_t>(lane)] = at;
+  ++(at == kAtSync ? s.at_sync : s.at_end);
+  if (s.at_sync + s.at_end < s.lanes) {
+    s.wait(lock, s.generation, world);
     return;
   }
-  s.wait(lock, s.generation, world);
-}
-
-void TeamState::end_world(int lane, int world) {
-  Impl& s = *impl_;
-  std::unique_lock<std::mutex> lock(s.mutex);
-  if (s.failed) throw Abort{};
-  s.where[static_cast<std::size_t>(lane)] = kAtEnd;
-  ++s.at_end;
-  if (s.at_sync + s.at_end == s.lanes) {
-    if (s.at_sync > 0) {
-      s.fail_locked(s.divergence(world));
-      throw Abort{};
-    }
-    s.at_end = 0;
+  if (s.at_sync > 0 && s.at_end > 0) {
+    s.fail_locked(s.divergence(world));
+    throw Abort{};
+  }
+  if (at == kAtSync) {
+    ++s.world_barriers;
+  } else {
     barriers_total_ += s.world_barriers;
     barriers_max_world_ = std::max(barriers_max_world_, s.world_barriers);
     ++worlds_;
     s.world_barriers = 0;
-    ++s.generation;
-    std::fill(s.where.begin(), s.where.end(), kRunning);
-    s.cv.notify_all();
-    return;
   }
-  s.wait(lock, s.generation, world);
+  s.at_sync = s.at_end = 0;
+  ++s.generation;
+  std::fill(s.where.begin(), s.where.end(), kRunning);
+  s.cv.notify_all();
 }
+
+void TeamState::sync(int lane, int world) { arrive(lane, world, kAtSync); }
+
+void TeamState::end_world(int lane, int world) { arrive(lane, world, kAtEnd); }
 
 void TeamState::fail(const std::string& why) {
   std::lock_guard<std::mutex> lock(impl_->mutex);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sap/scene.hpp"
+#include "sap/simulator.hpp"
 
 namespace sap::testing {
 
@@ -40,5 +40,21 @@ inline bool available(const std::string& name) {
 
 // Steps before the compared states: long enough for dropped bodies to land, pendulums to swing.
 inline int warmup_steps(const Scene& s) { return std::max(10, static_cast<int>(0.1 / s.dt)); }
+
+// Two CPU worlds with the scene's solver options under `preset` (two teams in flight on the
+// emulated executor: cross-world races are visible to the sanitizer).
+inline SimulatorOptions parity_options(const Scene& scene, const std::string& preset, int emulated_lanes = 0,
+                                       LinearSolver linear_solver = LinearSolver::Cholesky) {
+  SimulatorOptions o;
+  o.nworld = 2;
+  o.backend = Backend::CPU;
+  o.threads = 1;
+  o.emulated_lanes = emulated_lanes;
+  o.override_solver = true;
+  o.solver = scene.solver;
+  o.solver.contact_preset_variant = preset;
+  o.solver.linear_solver = linear_solver;
+  return o;
+}
 
 }  // namespace sap::testing

@@ -11,9 +11,8 @@
 // Skipped (with a message) where no CUDA device is present: CI never has one.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "backend_parity.hpp"
+#include "scene_cases.hpp"
 
 using namespace sap;
 using namespace sap::testing;
@@ -22,16 +21,20 @@ namespace {
 
 bool have_device() { return cuda_compiled() && cuda_device_count() > 0; }
 
-std::string scene_path(const std::string& name) { return std::string(SAP_SOURCE_DIR) + "/scenes/" + name + ".json"; }
+// Why a parity case cannot run here ("" when it can).
+std::string skip_reason(const std::string& scene) {
+  if (!have_device())
+    return "no CUDA device (cuda_compiled=" + std::to_string(cuda_compiled()) +
+           "): CUDA parity with the fp64 CPU oracle needs a GPU";
+  if (!available(scene)) return scene + ": model not found beside the checkout (../shared)";
+  return "";
+}
 
 SimulatorOptions options(const Scene& scene, Backend backend, const std::string& preset) {
-  SimulatorOptions o;
+  SimulatorOptions o = parity_options(scene, preset);
   o.nworld = 8;
   o.backend = backend;
   o.threads = 2;
-  o.override_solver = true;
-  o.solver = scene.solver;
-  o.solver.contact_preset_variant = preset;
   return o;
 }
 
@@ -40,17 +43,13 @@ SimulatorOptions options(const Scene& scene, Backend backend, const std::string&
 class CudaParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaParity, OneStepMatchesCpuOracle) {
-  if (!have_device())
-    GTEST_SKIP() << "no CUDA device (cuda_compiled=" << cuda_compiled()
-                 << "): CUDA parity with the fp64 CPU oracle needs a GPU";
-  if (GetParam() == "humanoid" && !std::filesystem::exists(std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml"))
-    GTEST_SKIP() << "../shared/models/humanoid.xml is missing";
-  const Scene scene = load_scene(scene_path(GetParam()));
+  if (const std::string why = skip_reason(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const Scene scene = load_named(GetParam());
   for (const char* preset : {"approx64", "approx32", "drake"}) {
     Simulator cpu(scene, options(scene, Backend::CPU, preset));
     Simulator gpu(scene, options(scene, Backend::CUDA, preset));
     const double eps = setup_epsilon(cpu.solver().config());
-    const int warmup = std::max(10, static_cast<int>(0.1 / scene.dt));
+    const int warmup = warmup_steps(scene);
     for (int k = 0; k <= warmup; ++k) {
       if (k == 0 || k == warmup) {
         copy_state(cpu, gpu);
@@ -67,10 +66,8 @@ TEST_P(CudaParity, OneStepMatchesCpuOracle) {
 }
 
 TEST_P(CudaParity, ContactFreeTrajectoryMatchesCpuOracle) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device: CUDA parity needs a GPU";
-  if (GetParam() == "humanoid" && !std::filesystem::exists(std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml"))
-    GTEST_SKIP() << "../shared/models/humanoid.xml is missing";
-  const Scene scene = load_scene(scene_path(GetParam()));
+  if (const std::string why = skip_reason(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  const Scene scene = load_named(GetParam());
   for (const char* preset : {"approx64", "approx32", "drake"}) {
     Simulator cpu(scene, options(scene, Backend::CPU, preset));
     Simulator gpu(scene, options(scene, Backend::CUDA, preset));

@@ -40,17 +40,6 @@ bool scene_selected(const std::string& name) {
   return false;
 }
 
-SimulatorOptions options(const std::string& preset, int lanes) {
-  SimulatorOptions o;
-  o.nworld = 2;  // two teams in flight: cross-world races are visible to the sanitizer
-  o.backend = Backend::CPU;
-  o.threads = 1;
-  o.emulated_lanes = lanes;
-  o.override_solver = true;
-  o.solver.contact_preset_variant = preset;
-  return o;
-}
-
 class EmulatedScene : public ::testing::TestWithParam<std::string> {};
 
 // One step from the same states (the initial one and one after warm-up), every lane count.
@@ -60,9 +49,7 @@ TEST_P(EmulatedScene, OneStepAgreesWithOneLane) {
   if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
   const Scene scene = load_named(name);
   for (const char* preset : {"approx64", "approx32", "drake"}) {
-    SimulatorOptions o = options(preset, 0);
-    o.solver = scene.solver;
-    o.solver.contact_preset_variant = preset;
+    const SimulatorOptions o = parity_options(scene, preset);
     Simulator ref(scene, o);
     const double eps = setup_epsilon(ref.solver().config());
     std::vector<StepRecord> before, after;  // oracle states and their next step
@@ -113,9 +100,7 @@ TEST_P(EmulatedScene, TrajectoryAgreesWithOneLane) {
   const int steps = 8;
   const std::vector<int> lanes = std::getenv("SAP_EMU_LANES") ? lane_counts() : std::vector<int>{3, 32};
   for (int n : lanes) {
-    SimulatorOptions o = options("approx64", 0);
-    o.solver = scene.solver;
-    o.solver.contact_preset_variant = "approx64";
+    SimulatorOptions o = parity_options(scene, "approx64");
     Simulator ref(scene, o);
     o.emulated_lanes = n;
     Simulator emu(scene, o);

@@ -18,16 +18,7 @@ using namespace sap::testing;
 namespace {
 
 SimulatorOptions options(const Scene& scene, const std::string& preset, LinearSolver solver, int lanes = 0) {
-  SimulatorOptions o;
-  o.nworld = 2;
-  o.backend = Backend::CPU;
-  o.threads = 1;
-  o.emulated_lanes = lanes;
-  o.override_solver = true;
-  o.solver = scene.solver;
-  o.solver.contact_preset_variant = preset;
-  o.solver.linear_solver = solver;
-  return o;
+  return parity_options(scene, preset, lanes, solver);
 }
 
 class ReferenceSolve : public ::testing::TestWithParam<std::string> {};

@@ -239,6 +239,22 @@ struct SapSolveKernel {
     team.sync();
   }
 
+  // The same two steps in the linear-solve precision of the parameters (split path).
+  template <class Team>
+  SAP_HD void load_newton_system_in_solve_precision(int w, Team& team) const {
+    if (p.linear_solve_f32)
+      load_newton_system<float>(w, team);
+    else
+      load_newton_system<double>(w, team);
+  }
+  template <class Team>
+  SAP_HD void store_direction_in_solve_precision(int w, Team& team) const {
+    if (p.linear_solve_f32)
+      store_direction<float>(w, team);
+    else
+      store_direction<double>(w, team);
+  }
+
   // dv = -H^-1 g in the linear-solve precision Sl by our envelope Cholesky. Returns false if
   // the factorisation fails.
   template <class Sl, class Team>
@@ -505,12 +521,7 @@ struct NewtonHeadKernel {
   SAP_HD void operator()(int w, Team& team) const {
     typename SapSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
     if (it.phase != SapSolveKernel<So>::kIterating) return;
-    if (k.head(w, team, it)) {
-      if (k.p.linear_solve_f32)
-        k.template load_newton_system<float>(w, team);
-      else
-        k.template load_newton_system<double>(w, team);
-    }
+    if (k.head(w, team, it)) k.load_newton_system_in_solve_precision(w, team);
     k.store_iterate(w, team, it);
   }
 };
@@ -525,12 +536,7 @@ struct NewtonTailKernel {
     typename SapSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
     if (it.phase != SapSolveKernel<So>::kNeedsDirection) return;
     const bool ok = solve_ok[w] != 0;
-    if (ok) {
-      if (k.p.linear_solve_f32)
-        k.template store_direction<float>(w, team);
-      else
-        k.template store_direction<double>(w, team);
-    }
+    if (ok) k.store_direction_in_solve_precision(w, team);
     k.tail(w, team, it, ok);
     k.store_iterate(w, team, it);
   }

@@ -92,6 +92,7 @@ class TeamState {
   long long worlds() const { return worlds_; }
 
  private:
+  void arrive(int lane, int world, int at);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<char[]> shmem_;
