@@ -35,6 +35,7 @@ using Eigen::Quaterniond;
 using Eigen::Vector3d;
 
 constexpr double kUnitTolerance = 1e-6;  // |axis| and |q| must be 1 within this, then are normalised
+constexpr std::size_t kMaxJsonDepth = 64;  // nesting levels of arrays/objects accepted
 constexpr double kPoseTolerance = 1e-6;  // body transform vs joint-implied pose (m, rad)
 
 // ---------------------------------------------------------------------------------------
@@ -261,10 +262,21 @@ json parse_text(const std::string& text, const Reader& r) {
   auto element_done = [&]() {
     if (!stack.empty() && !stack.back().object) ++stack.back().index;
   };
+  // Bounded nesting: the parser itself is iterative, but the scene reader (describe(), copies)
+  // recurses over values, so 100,000 nested arrays overflowed the stack (issue 14). Scenes
+  // nest a few levels; the error is raised while parsing, before any recursive walk.
+  auto open = [&](bool object) {
+    if (stack.size() >= kMaxJsonDepth) {
+      std::string p = pointer();
+      if (p.size() > 200) p = p.substr(0, 100) + "/.../" + p.substr(p.size() - 60);
+      r.fail(p, "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels (a scene needs fewer than 10)");
+    }
+    stack.push_back({object, "", 0, {}});
+  };
   json::parser_callback_t cb = [&](int, json::parse_event_t ev, json& parsed) {
     switch (ev) {
-      case json::parse_event_t::object_start: stack.push_back({true, "", 0, {}}); break;
-      case json::parse_event_t::array_start: stack.push_back({false, "", 0, {}}); break;
+      case json::parse_event_t::object_start: open(true); break;
+      case json::parse_event_t::array_start: open(false); break;
       case json::parse_event_t::object_end:
       case json::parse_event_t::array_end:
         if (!stack.empty()) stack.pop_back();
