@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "sap/backend/hd.hpp"
 
@@ -16,6 +17,13 @@ std::string location(const std::string& file, const tinyxml2::XMLElement* e) {
 }
 
 void fail(const std::string& where, const std::string& what) { throw std::runtime_error(where + ": " + what); }
+
+void require_regular_file(const std::string& where, const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) fail(where, "cannot open file '" + path + "'");
+  if (!std::filesystem::is_regular_file(st)) fail(where, "'" + path + "' is not a regular file");
+}
 
 void Reporter::warn(const std::string& key, const std::string& where, const std::string& what) {
   auto it = entries_.find(key);

@@ -369,6 +369,9 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
   };
   const std::vector<BadCase> cases = {
       {"syntax", "{\"schema_version\": 1,\n  \"name\": }", "bad.json: line 2, column 11: JSON syntax error"},
+      // Found by fuzzing (issue 14): nlohmann throws out_of_range, not parse_error, for this.
+      {"number overflow", "{\"schema_version\": 1,\n  \"x\": 1e400}",
+       "bad.json: line 2, column 8: JSON syntax error: number out of range of a double: '1e400'"},
       {"root", "[1, 2]", "bad.json: (root): expected an object"},
       {"no version", R"({"name": "x"})", "bad.json: /schema_version: missing required key"},
       {"version 2", R"({"schema_version": 2, "name": "x"})", "bad.json: /schema_version: expected schema version 1"},
