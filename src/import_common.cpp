@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "sap/backend/hd.hpp"
 
@@ -99,6 +100,9 @@ bool read_int(const std::string& file, const tinyxml2::XMLElement* e, const char
   const long v = std::strtol(t, &end, 10);
   while (end && (*end == ' ' || *end == '\t')) ++end;
   if (end == t || (end && *end)) fail(location(file, e), std::string("attribute '") + name + "': expected an integer, got '" + t + "'");
+  // long -> int would wrap silently ("4294967297" read as 1).
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    fail(location(file, e), std::string("attribute '") + name + "': integer out of range, got '" + t + "'");
   out = static_cast<int>(v);
   return true;
 }

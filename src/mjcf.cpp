@@ -340,6 +340,11 @@ class MjcfImporter {
     if (import::read_bool(f, n.el, "inertiafromgeom", b, true)) inertiafromgeom_ = b;
     std::vector<double> v;
     if (import::read_numbers(f, n.el, "inertiagrouprange", 2, 2, v)) {
+      // Integers (geom groups); converting 1e300 to int is undefined behaviour (found by UBSan).
+      for (double x : v)
+        if (x != std::floor(x) || std::abs(x) > 1e9)
+          fail(where(n), "attribute 'inertiagrouprange': expected two integer geom groups, got '" +
+                             std::string(n.el->Attribute("inertiagrouprange")) + "'");
       group_lo_ = static_cast<int>(v[0]);
       group_hi_ = static_cast<int>(v[1]);
     }

@@ -136,3 +136,22 @@ TEST(LoaderRobustness, DirectoriesAreNotFiles) {
   EXPECT_NE(message([&] { sap::load_mjcf_string(inc, "i.xml", nullptr, {}, dir); }).find("i.xml:1: '"), std::string::npos)
       << message([&] { sap::load_mjcf_string(inc, "i.xml", nullptr, {}, dir); });
 }
+
+// Found by UBSan while fuzzing (issue 14): a huge inertiagrouprange converted to int (undefined
+// behaviour), and integer attributes read through long wrapped silently ("4294967299" was 3).
+TEST(LoaderRobustness, IntegerAttributesAreRangeChecked) {
+  auto error = [](const std::string& xml) {
+    try {
+      sap::load_mjcf_string(xml, "i.xml");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string body = "<worldbody><body><freejoint/><geom size=\"0.1\"";
+  EXPECT_EQ(error("<mujoco><compiler inertiagrouprange=\"1e300 2\"/>" + body + "/></body></worldbody></mujoco>"),
+            "i.xml:1: attribute 'inertiagrouprange': expected two integer geom groups, got '1e300 2'");
+  EXPECT_EQ(error("<mujoco>" + body + " condim=\"4294967299\"/></body></worldbody></mujoco>"),
+            "i.xml:1: attribute 'condim': integer out of range, got '4294967299'");
+  EXPECT_EQ(error("<mujoco><compiler inertiagrouprange=\"0 3\"/>" + body + "/></body></worldbody></mujoco>"), "no error");
+}
