@@ -54,7 +54,8 @@ for t in "${targets[@]}"; do
   # needing 2 GB is unbounded allocation (inputs are at most -max_len bytes).
   log="$build/fuzz_$t.log"
   echo "fuzz: $t for ${time_s} s (runs limit $runs), log $log"
-  if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 "$build/fuzz_$t" "$work" -dict="fuzz/$t.dict" \
+  # The regression inputs are a second, read-only corpus: they run first, every time.
+  if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 "$build/fuzz_$t" "$work" "fuzz/regressions/$t" -dict="fuzz/$t.dict" \
       -max_total_time="$time_s" -runs="$runs" -timeout=10 -rss_limit_mb=2048 \
       -malloc_limit_mb=2048 -max_len=16384 -print_final_stats=1 -artifact_prefix="$art/" >"$log" 2>&1; then
     status=1
