@@ -295,6 +295,6 @@ TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ContactRich, Determinism,
-                         ::testing::Values(DeterminismCase{"box_stack_5", 5, 250}, DeterminismCase{"sphere_pile", 3, 200},
+                         ::testing::Values(DeterminismCase{"box_stack_5", 5, 250}, DeterminismCase{"sphere_pile", 3, 150},
                                            DeterminismCase{"humanoid", 4, 200}),
                          [](const ::testing::TestParamInfo<DeterminismCase>& i) { return std::string(i.param.scene); });

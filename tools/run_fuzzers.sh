@@ -24,13 +24,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# clang and the libFuzzer runtime (Debian: clang, libclang-rt-dev).
-if ! command -v clang++ >/dev/null || ! dpkg-query -W -f='${Status}' libclang-rt-dev 2>/dev/null | grep -q "install ok installed"; then
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq clang libclang-rt-dev >/dev/null
-fi
+# clang and the libFuzzer runtime (Debian: clang, libclang-rt-dev) are in setup.sh's list.
+tools/setup.sh --no-build
 
 build=build-fuzz
 if [ ! -f "$build/CMakeCache.txt" ] || [ CMakeLists.txt -nt "$build/CMakeCache.txt" ]; then
