@@ -328,6 +328,10 @@ TEST(BenchCli, BadSceneFilesNameTheFile) {
   const std::string bad_xml = tmp.file("broken.xml");
   std::ofstream(bad_xml) << "<mujoco><worldbody><body";
   expect_error(SAP_BENCH_EXE, {{bad_xml}, 1, bad_xml}, "");
+  // Issue 14: 100,000 nested arrays crashed sap_bench with SIGSEGV (stack overflow).
+  const std::string deep = tmp.file("deep.json");
+  std::ofstream(deep) << std::string(100000, '[') << std::string(100000, ']');
+  expect_error(SAP_BENCH_EXE, {{deep}, 1, deep + ": /0/0/0"}, "");
 }
 
 TEST(BenchCli, CudaWithoutDeviceIsAClearError) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <limits>
 
 #include "sap/backend/hd.hpp"
 
@@ -16,6 +18,13 @@ std::string location(const std::string& file, const tinyxml2::XMLElement* e) {
 }
 
 void fail(const std::string& where, const std::string& what) { throw std::runtime_error(where + ": " + what); }
+
+void require_regular_file(const std::string& where, const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) fail(where, "cannot open file '" + path + "'");
+  if (!std::filesystem::is_regular_file(st)) fail(where, "'" + path + "' is not a regular file");
+}
 
 void Reporter::warn(const std::string& key, const std::string& where, const std::string& what) {
   auto it = entries_.find(key);
@@ -91,6 +100,9 @@ bool read_int(const std::string& file, const tinyxml2::XMLElement* e, const char
   const long v = std::strtol(t, &end, 10);
   while (end && (*end == ' ' || *end == '\t')) ++end;
   if (end == t || (end && *end)) fail(location(file, e), std::string("attribute '") + name + "': expected an integer, got '" + t + "'");
+  // long -> int would wrap silently ("4294967297" read as 1).
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    fail(location(file, e), std::string("attribute '") + name + "': integer out of range, got '" + t + "'");
   out = static_cast<int>(v);
   return true;
 }

@@ -17,6 +17,11 @@ class XMLElement;
 
 namespace sap::import {
 
+// Throws "<where>: cannot open file '<path>'" when `path` does not exist, and "... is not a
+// regular file" for directories and devices (tinyxml2 would read a directory's size as a huge
+// length, and a FIFO or /dev/stdin would block).
+void require_regular_file(const std::string& where, const std::string& path);
+
 // "<file>:<line>" of an element.
 std::string location(const std::string& file, const tinyxml2::XMLElement* e);
 

@@ -140,8 +140,11 @@ class MjcfImporter {
  public:
   MjcfImporter(ModelBuilder& b, const ImportOptions& o) : builder_(b), opt_(o) {}
 
-  void run(const std::string& path, ImportReport* report) {
-    Node root = load_root(path);
+  // The file at `path`, or `text` when given (then `path` only names it in messages and
+  // `base_dir` is where its includes are resolved).
+  void run(const std::string& path, ImportReport* report, const std::string* text = nullptr,
+           const std::string& base_dir = ".") {
+    Node root = load_root(path, text, base_dir);
     read_globals(root);
     read_bodies(root);
     compute_inertia();
@@ -158,6 +161,7 @@ class MjcfImporter {
   import::Reporter rep_;
   std::vector<std::unique_ptr<tinyxml2::XMLDocument>> docs_;
   std::vector<std::string> files_;
+  std::vector<std::string> dirs_;  // where each document's includes are resolved
 
   // compiler
   bool degree_ = true;
@@ -210,9 +214,16 @@ class MjcfImporter {
   std::string prefixed(const std::string& name) const { return name.empty() ? name : opt_.name_prefix + name; }
 
   // ---------------------------------------------------------------- loading and includes
-  int load_file(const std::string& path, const std::string& where_from) {
+  int load_file(const std::string& path, const std::string& where_from, const std::string* text = nullptr,
+                const std::string& dir = ".") {
     auto doc = std::make_unique<tinyxml2::XMLDocument>();
-    const tinyxml2::XMLError err = doc->LoadFile(path.c_str());
+    tinyxml2::XMLError err;
+    if (text) {
+      err = doc->Parse(text->data(), text->size());
+    } else {
+      import::require_regular_file(where_from.empty() ? path : where_from, path);
+      err = doc->LoadFile(path.c_str());
+    }
     if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND || err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED)
       fail(where_from.empty() ? path : where_from, "cannot open file '" + path + "'");
     if (err != tinyxml2::XML_SUCCESS)
@@ -223,6 +234,7 @@ class MjcfImporter {
                                              (root ? root->Name() : "nothing") + ">");
     docs_.push_back(std::move(doc));
     files_.push_back(path);
+    dirs_.push_back(text ? dir : fs::path(path).parent_path().string());
     return static_cast<int>(files_.size()) - 1;
   }
 
@@ -234,10 +246,10 @@ class MjcfImporter {
         if (!rel || !*rel) fail(here, "<include> needs a 'file' attribute");
         // Relative to the including file; MuJoCo resolves relative to the main file, so that
         // directory is tried second.
-        fs::path p = fs::path(files_[static_cast<std::size_t>(f)]).parent_path() / rel;
+        fs::path p = fs::path(dirs_[static_cast<std::size_t>(f)]) / rel;
         if (fs::path(rel).is_absolute()) p = rel;
         if (!fs::exists(p)) {
-          const fs::path alt = fs::path(files_[0]).parent_path() / rel;
+          const fs::path alt = fs::path(dirs_[0]) / rel;
           if (fs::exists(alt)) p = alt;
         }
         const std::string ps = p.lexically_normal().string();
@@ -263,8 +275,8 @@ class MjcfImporter {
     return ec ? fs::path(path).lexically_normal().string() : c.string();
   }
 
-  Node load_root(const std::string& path) {
-    const int f = load_file(path, "");
+  Node load_root(const std::string& path, const std::string* text, const std::string& base_dir) {
+    const int f = load_file(path, "", text, base_dir);
     Node root;
     root.el = docs_[0]->RootElement();
     root.file = f;
@@ -328,6 +340,11 @@ class MjcfImporter {
     if (import::read_bool(f, n.el, "inertiafromgeom", b, true)) inertiafromgeom_ = b;
     std::vector<double> v;
     if (import::read_numbers(f, n.el, "inertiagrouprange", 2, 2, v)) {
+      // Integers (geom groups); converting 1e300 to int is undefined behaviour (found by UBSan).
+      for (double x : v)
+        if (x != std::floor(x) || std::abs(x) > 1e9)
+          fail(where(n), "attribute 'inertiagrouprange': expected two integer geom groups, got '" +
+                             std::string(n.el->Attribute("inertiagrouprange")) + "'");
       group_lo_ = static_cast<int>(v[0]);
       group_hi_ = static_cast<int>(v[1]);
     }
@@ -1231,16 +1248,39 @@ void add_mjcf(const std::string& path, ModelBuilder& builder, ImportReport* repo
   imp.run(path, report);
 }
 
-Model load_mjcf(const std::string& path, ImportReport* report, const ImportOptions& options) {
+void add_mjcf_string(const std::string& xml, const std::string& source, ModelBuilder& builder, ImportReport* report,
+                     const ImportOptions& options, const std::string& base_dir) {
+  MjcfImporter imp(builder, options);
+  imp.run(source.empty() ? std::string("<string>") : source, report, &xml, base_dir.empty() ? "." : base_dir);
+}
+
+namespace {
+ModelBuilder mujoco_default_builder() {
   ModelBuilder b;
   b.set_timestep(0.002);  // MuJoCo's defaults, for files without <option>
   b.set_gravity({0, 0, -9.81});
-  add_mjcf(path, b, report, options);
+  return b;
+}
+Model finalize_named(ModelBuilder& b, const std::string& name) {
   try {
     return b.finalize();
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
+    throw std::runtime_error(name + ": " + e.what());
   }
+}
+}  // namespace
+
+Model load_mjcf(const std::string& path, ImportReport* report, const ImportOptions& options) {
+  ModelBuilder b = mujoco_default_builder();
+  add_mjcf(path, b, report, options);
+  return finalize_named(b, path);
+}
+
+Model load_mjcf_string(const std::string& xml, const std::string& source, ImportReport* report,
+                       const ImportOptions& options, const std::string& base_dir) {
+  ModelBuilder b = mujoco_default_builder();
+  add_mjcf_string(xml, source, b, report, options, base_dir);
+  return finalize_named(b, source.empty() ? std::string("<string>") : source);
 }
 
 }  // namespace sap

@@ -16,6 +16,7 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -35,6 +36,7 @@ using Eigen::Quaterniond;
 using Eigen::Vector3d;
 
 constexpr double kUnitTolerance = 1e-6;  // |axis| and |q| must be 1 within this, then are normalised
+constexpr std::size_t kMaxJsonDepth = 64;  // nesting levels of arrays/objects accepted
 constexpr double kPoseTolerance = 1e-6;  // body transform vs joint-implied pose (m, rad)
 
 // ---------------------------------------------------------------------------------------
@@ -242,67 +244,104 @@ Vec3d arr(const Vector3d& v) { return {v.x(), v.y(), v.z()}; }
 Quatd arr(const Quaterniond& q) { return {q.w(), q.x(), q.y(), q.z()}; }
 
 // ---------------------------------------------------------------------------------------
-// Parsing with duplicate-key detection (nlohmann keeps the last of duplicate keys silently).
+// Parsing: a SAX handler in front of nlohmann's DOM builder adds what the DOM parser lacks:
+// duplicate-key detection (nlohmann keeps the last of duplicate keys silently), a bound on the
+// nesting depth, and the position of every error, including number overflow ("1e400"), which
+// nlohmann reports as out_of_range without a position.
 
-json parse_text(const std::string& text, const Reader& r) {
-  struct Frame {
-    bool object;
-    std::string key;
-    std::size_t index = 0;
-    std::set<std::string> keys;
-  };
-  std::vector<Frame> stack;
-  std::string duplicate;
-  auto pointer = [&]() {
-    std::string p;
-    for (const Frame& f : stack) p = f.object ? at(p, f.key) : at(p, f.index);
-    return p;
-  };
-  auto element_done = [&]() {
-    if (!stack.empty() && !stack.back().object) ++stack.back().index;
-  };
-  json::parser_callback_t cb = [&](int, json::parse_event_t ev, json& parsed) {
-    switch (ev) {
-      case json::parse_event_t::object_start: stack.push_back({true, "", 0, {}}); break;
-      case json::parse_event_t::array_start: stack.push_back({false, "", 0, {}}); break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!stack.empty()) stack.pop_back();
-        element_done();
-        break;
-      case json::parse_event_t::key: {
-        Frame& f = stack.back();
-        f.key = parsed.get<std::string>();
-        if (!f.keys.insert(f.key).second && duplicate.empty()) duplicate = pointer();
-        break;
-      }
-      case json::parse_event_t::value: element_done(); break;
-    }
-    return true;
-  };
-  json root;
-  try {
-    root = json::parse(text, cb);
-  } catch (const json::parse_error& e) {
-    // Line and column of the byte where parsing stopped (e.byte is 1-based).
+class SceneSax {
+ public:
+  using Dom = nlohmann::detail::json_sax_dom_parser<json>;
+  SceneSax(json& root, const std::string& text, const Reader& r) : dom_(root), text_(text), r_(r) {}
+
+  bool null() { return value() && dom_.null(); }
+  bool boolean(bool v) { return value() && dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return value() && dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return value() && dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return value() && dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return value() && dom_.string(v); }
+  bool binary(json::binary_t& v) { return value() && dom_.binary(v); }
+  bool start_object(std::size_t n) { return open(true) && dom_.start_object(n); }
+  bool start_array(std::size_t n) { return open(false) && dom_.start_array(n); }
+  bool end_object() { return close() && dom_.end_object(); }
+  bool end_array() { return close() && dom_.end_array(); }
+  bool key(json::string_t& k) {
+    Frame& f = stack_.back();
+    f.key = k;
+    if (!f.keys.insert(k).second && duplicate_.empty()) duplicate_ = pointer();
+    return dom_.key(k);
+  }
+  // `position` is the number of bytes read when the error was seen.
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) {
     std::size_t line = 1, col = 1;
-    const std::size_t end = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    const std::size_t end = std::min<std::size_t>(position > 0 ? position - 1 : 0, text_.size());
     for (std::size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') {
+      if (text_[i] == '\n') {
         ++line;
         col = 1;
       } else {
         ++col;
       }
     }
-    std::string msg = e.what();
-    const std::size_t c = msg.find("column ");
-    const std::size_t colon = c == std::string::npos ? std::string::npos : msg.find(": ", c);
-    if (colon != std::string::npos) msg = msg.substr(colon + 2);
-    throw std::runtime_error(r.file + ": line " + std::to_string(line) + ", column " + std::to_string(col) +
+    std::string msg = ex.what();
+    if (ex.id == 406) {  // out_of_range: number overflow, seen at its last character
+      if (!token.empty() && col > token.size()) col -= token.size() - 1;
+      msg = "number out of range of a double: '" + (token.size() > 40 ? token.substr(0, 37) + "..." : token) + "'";
+    } else {
+      const std::size_t c = msg.find("column ");
+      const std::size_t colon = c == std::string::npos ? std::string::npos : msg.find(": ", c);
+      if (colon != std::string::npos) msg = msg.substr(colon + 2);
+    }
+    throw std::runtime_error(r_.file + ": line " + std::to_string(line) + ", column " + std::to_string(col) +
                              ": JSON syntax error: " + msg);
   }
-  if (!duplicate.empty()) r.fail(duplicate, "duplicate key (each key may appear once per object)");
+  const std::string& duplicate() const { return duplicate_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::string key;
+    std::size_t index = 0;
+    std::set<std::string> keys;
+  };
+  std::string pointer() const {
+    std::string p;
+    for (const Frame& f : stack_) p = f.object ? at(p, f.key) : at(p, f.index);
+    return p;
+  }
+  bool value() {
+    if (!stack_.empty() && !stack_.back().object) ++stack_.back().index;
+    return true;
+  }
+  // Bounded nesting: the DOM builder is iterative, but the scene reader (describe(), copies)
+  // recurses over values, so 100,000 nested arrays overflowed the stack (issue 14). Scenes
+  // nest a few levels; the error is raised while parsing, before any recursive walk.
+  bool open(bool object) {
+    if (stack_.size() >= kMaxJsonDepth) {
+      std::string p = pointer();
+      if (p.size() > 200) p = p.substr(0, 100) + "/.../" + p.substr(p.size() - 60);
+      r_.fail(p, "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels (a scene needs fewer than 10)");
+    }
+    stack_.push_back({object, "", 0, {}});
+    return true;
+  }
+  bool close() {
+    if (!stack_.empty()) stack_.pop_back();
+    return value();  // the closed array/object is one element of its parent
+  }
+
+  Dom dom_;
+  const std::string& text_;
+  const Reader& r_;
+  std::vector<Frame> stack_;
+  std::string duplicate_;
+};
+
+json parse_text(const std::string& text, const Reader& r) {
+  json root;
+  SceneSax sax(root, text, r);
+  json::sax_parse(text, &sax);
+  if (!sax.duplicate().empty()) r.fail(sax.duplicate(), "duplicate key (each key may appear once per object)");
   return root;
 }
 
@@ -557,7 +596,14 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
     if (type != "mjcf" && type != "urdf") r_.fail(at(p, "type"), "expected \"mjcf\" or \"urdf\", got \"" + type + "\"");
     const std::string rel = r_.string(r_.required(e, p, "path", "a file path relative to the scene file"), at(p, "path"));
     const std::string path = (!rel.empty() && rel[0] == '/') ? rel : base_dir_ + "/" + rel;
-    if (!std::ifstream(path).good()) r_.fail(at(p, "path"), "file not found: " + path);
+    {
+      std::error_code ec;
+      const auto st = std::filesystem::status(path, ec);
+      if (ec || !std::filesystem::exists(st)) r_.fail(at(p, "path"), "file not found: " + path);
+      // Directories and devices: tinyxml2 would take a directory's size for a huge length, and
+      // a FIFO would block.
+      if (!std::filesystem::is_regular_file(st)) r_.fail(at(p, "path"), "not a regular file: " + path);
+    }
     ImportOptions opt;
     if (const json* v = Reader::get(e, "prefix")) opt.name_prefix = r_.string(*v, at(p, "prefix"), false);
     if (const json* v = Reader::get(e, "ke")) opt.default_stiffness = r_.positive(*v, at(p, "ke"));
@@ -1210,6 +1256,9 @@ Scene parse_scene(const std::string& json_text, const std::string& source, const
 }
 
 Scene load_scene(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw std::runtime_error(path + ": not a regular file (expected a JSON scene file)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error(path + ": cannot open the scene file");
   std::ostringstream text;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "sap/backend/hd.hpp"
 #include "sap/scene.hpp"
@@ -29,9 +30,22 @@ class ExpressionParser {
 
  private:
   [[noreturn]] void fail(const std::string& why) const {
+    // Long texts are cut in the message: the position in `why` locates the problem.
+    const std::string shown = s_.size() > 80 ? s_.substr(0, 77) + "..." : s_;
     throw std::invalid_argument("expected a number or an arithmetic expression of numbers and pi (e.g. \"pi * 0.5\"), got \"" +
-                                s_ + "\" (" + why + ")");
+                                shown + "\" (" + why + ")");
   }
+  // factor() recurses for '(' and unary signs: a bound keeps "((((...", "----...1" from
+  // overflowing the stack (scene values need a few levels at most).
+  static constexpr int kMaxNesting = 64;
+  struct Nest {
+    ExpressionParser& p;
+    explicit Nest(ExpressionParser& parser) : p(parser) {
+      if (++p.depth_ > kMaxNesting)
+        p.fail("nested deeper than " + std::to_string(kMaxNesting) + " levels at position " + std::to_string(p.i_));
+    }
+    ~Nest() { --p.depth_; }
+  };
   void skip_space() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
   }
@@ -66,6 +80,7 @@ class ExpressionParser {
     }
   }
   double factor() {
+    const Nest nest(*this);
     if (accept('-')) return -factor();
     if (accept('+')) return factor();
     if (accept('(')) {
@@ -92,6 +107,7 @@ class ExpressionParser {
 
   const std::string& s_;
   std::size_t i_ = 0;
+  int depth_ = 0;
 };
 
 // SplitMix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator whose output is the same

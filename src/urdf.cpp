@@ -48,9 +48,11 @@ class UrdfImporter {
  public:
   UrdfImporter(ModelBuilder& b, const ImportOptions& o, bool floating) : builder_(b), opt_(o), floating_(floating) {}
 
-  void run(const std::string& path, ImportReport* report) {
+  // The file at `path`, or `text` when given (then `path` only names it in messages).
+  void run(const std::string& path, ImportReport* report, const std::string* text = nullptr) {
     path_ = path;
-    const tinyxml2::XMLError err = doc_.LoadFile(path.c_str());
+    if (!text) import::require_regular_file(path, path);
+    const tinyxml2::XMLError err = text ? doc_.Parse(text->data(), text->size()) : doc_.LoadFile(path.c_str());
     if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND || err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED)
       fail(path, "cannot open file '" + path + "'");
     if (err != tinyxml2::XML_SUCCESS)
@@ -369,14 +371,33 @@ void add_urdf(const std::string& path, ModelBuilder& builder, ImportReport* repo
   imp.run(path, report);
 }
 
-Model load_urdf(const std::string& path, ImportReport* report, const ImportOptions& options, bool floating_base) {
-  ModelBuilder b;
-  add_urdf(path, b, report, options, floating_base);
+void add_urdf_string(const std::string& xml, const std::string& source, ModelBuilder& builder, ImportReport* report,
+                     const ImportOptions& options, bool floating_base) {
+  UrdfImporter imp(builder, options, floating_base);
+  imp.run(source.empty() ? std::string("<string>") : source, report, &xml);
+}
+
+namespace {
+Model finalize_named(ModelBuilder& b, const std::string& name) {
   try {
     return b.finalize();
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(path + ": " + e.what());
+    throw std::runtime_error(name + ": " + e.what());
   }
+}
+}  // namespace
+
+Model load_urdf(const std::string& path, ImportReport* report, const ImportOptions& options, bool floating_base) {
+  ModelBuilder b;
+  add_urdf(path, b, report, options, floating_base);
+  return finalize_named(b, path);
+}
+
+Model load_urdf_string(const std::string& xml, const std::string& source, ImportReport* report,
+                       const ImportOptions& options, bool floating_base) {
+  ModelBuilder b;
+  add_urdf_string(xml, source, b, report, options, floating_base);
+  return finalize_named(b, source.empty() ? std::string("<string>") : source);
 }
 
 }  // namespace sap

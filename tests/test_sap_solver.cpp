@@ -2,6 +2,7 @@
 // (tests/plane_contacts.hpp) so that the solver is tested independently of collision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -9,6 +10,7 @@
 #include "sap/dynamics.hpp"
 #include "sap/model_builder.hpp"
 #include "sap/solver_sap.hpp"
+#include "solve_data.hpp"
 
 using namespace sap;
 using namespace sap::testing;
@@ -392,4 +394,65 @@ TEST(FailureIsolation, NanControlInOneWorld) {
   }
   EXPECT_EQ(d0.qpos.world_to_host(bad)[0], q_bad);
   EXPECT_TRUE(std::isfinite(d0.qvel.world_to_host(bad)[0]));
+}
+
+// Issue 14: a failed step can leave non-finite values in the Newton buffers (here: a velocity of
+// 1e39 is finite in double but overflows the f32 linear solve, so the direction dv, and with it
+// dvc = J dv, is non-finite). Those buffers are not part of the state and survive a reset; the
+// first cost evaluation of the next step (alpha = 0, no Hessian) must not read them for any row
+// kind, or 0 * NaN poisons the limit and PD rows and the world fails forever. After the reset
+// the world must step finitely and bit-identically to a solver that never saw the fault.
+TEST(FailureIsolation, StaleNewtonBuffersDoNotSurviveReset) {
+  ActuatorSpec a;
+  a.type = kActPosition;
+  a.kp = 50;
+  a.kd = 5;
+  // Limited (limit rows) and PD-driven (PD rows); the target lies past the upper limit so that
+  // both kinds of rows are active.
+  const Model m = hinge_arm(0.4, 1.0, true, -0.2, 0.3, 0.0, &a);
+  const int nworld = 3, bad = 1;
+  SolverOptions o = preset("approx64");
+  o.contact_linear_solve_precision = Precision::F32;
+  Context ctx(Backend::CPU, 2);
+  SolverSAP fresh(m, ctx, nworld, o), reused(m, ctx, nworld, o);
+  Control c(m, nworld, Backend::CPU);
+  Contacts none(nworld, 0, Backend::CPU);
+  for (int w = 0; w < nworld; ++w) {
+    const double target = 0.5;
+    c.ctrl.world_from_host(w, &target);
+  }
+  // Start at the upper limit so that the limit row is in the solve from the first step.
+  const double q0 = 0.29;
+  auto initial = [&](State& s) {
+    for (int w = 0; w < nworld; ++w) {
+      const double v0 = 0;
+      s.qpos.world_from_host(w, &q0);
+      s.qvel.world_from_host(w, &v0);
+    }
+  };
+  State s0(m, nworld, Backend::CPU), s1(m, nworld, Backend::CPU);
+  initial(s0);
+  const double huge = 1e39;
+  s0.qvel.world_from_host(bad, &huge);
+  reused.step(s0, s1, c, none, 1e-3);
+  ASSERT_NE(reused.world_status()[bad] & ~kStatusConverged, 0) << "the fault did not make the step fail";
+  const std::vector<double> dvc = reused.solve_data().dvc.world_to_host(bad);
+  ASSERT_TRUE(std::any_of(dvc.begin(), dvc.end(), [](double x) { return !std::isfinite(x); }))
+      << "premise: the failed step leaves a non-finite Newton direction behind";
+
+  State r0(m, nworld, Backend::CPU), r1(m, nworld, Backend::CPU);
+  initial(s0);  // the reset
+  initial(r0);
+  for (int k = 0; k < 50; ++k) {
+    reused.step(s0, s1, c, none, 1e-3);
+    fresh.step(r0, r1, c, none, 1e-3);
+    std::swap(s0, s1);
+    std::swap(r0, r1);
+    for (int w = 0; w < nworld; ++w) ASSERT_EQ(reused.world_status()[w] & kStatusFailureMask, 0) << "step " << k << " world " << w;
+  }
+  for (int w = 0; w < nworld; ++w) {
+    EXPECT_EQ(s0.qpos.world_to_host(w), r0.qpos.world_to_host(w)) << w;
+    EXPECT_EQ(s0.qvel.world_to_host(w), r0.qvel.world_to_host(w)) << w;
+    EXPECT_TRUE(std::isfinite(s0.qpos.world_to_host(w)[0])) << w;
+  }
 }

@@ -369,6 +369,9 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
   };
   const std::vector<BadCase> cases = {
       {"syntax", "{\"schema_version\": 1,\n  \"name\": }", "bad.json: line 2, column 11: JSON syntax error"},
+      // Found by fuzzing (issue 14): nlohmann throws out_of_range, not parse_error, for this.
+      {"number overflow", "{\"schema_version\": 1,\n  \"x\": 1e400}",
+       "bad.json: line 2, column 8: JSON syntax error: number out of range of a double: '1e400'"},
       {"root", "[1, 2]", "bad.json: (root): expected an object"},
       {"no version", R"({"name": "x"})", "bad.json: /schema_version: missing required key"},
       {"version 2", R"({"schema_version": 2, "name": "x"})", "bad.json: /schema_version: expected schema version 1"},
@@ -555,6 +558,43 @@ TEST(SceneJson, LoadSceneReportsUnreadableFiles) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/scene.json: cannot open"), std::string::npos);
   }
+}
+
+// Issue 14: deep nesting is an error naming the file and the JSON pointer where the bound was
+// exceeded, never a stack overflow (100,000 nested arrays crashed sap_bench).
+TEST(SceneJson, DeepNestingIsALocatedError) {
+  const int n = 100000;
+  for (const std::string& prefix : {std::string(), std::string(R"({"schema_version": 1, "bodies": )")}) {
+    const std::string text = prefix + std::string(n, '[') + std::string(n, ']') + (prefix.empty() ? "" : "}");
+    try {
+      sap::parse_scene(text, "deep.json");
+      FAIL() << "expected an error";
+    } catch (const std::runtime_error& e) {
+      const std::string msg = e.what();
+      const std::string where = prefix.empty() ? "deep.json: /0/0/0/0" : "deep.json: /bodies/0/0/0";
+      EXPECT_EQ(msg.rfind(where, 0), 0u) << msg;
+      EXPECT_NE(msg.find("JSON nesting deeper than"), std::string::npos) << msg;
+      EXPECT_LT(msg.size(), 600u) << "the pointer is shortened in the message";
+    }
+  }
+  // The bound is far above what scenes need: 60 levels parse and fail on the schema instead.
+  try {
+    sap::parse_scene(std::string(60, '[') + std::string(60, ']'), "d.json");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("d.json: (root): expected an object"), std::string::npos) << e.what();
+  }
+  // The expression evaluator recurses on '(' and unary signs: bounded too.
+  for (const std::string& e : {std::string(n, '(') + "1" + std::string(n, ')'), std::string(n, '-') + "1"}) {
+    try {
+      sap::evaluate_scene_expression(e);
+      FAIL() << "expected an error";
+    } catch (const std::invalid_argument& ex) {
+      EXPECT_NE(std::string(ex.what()).find("nested deeper than"), std::string::npos) << ex.what();
+      EXPECT_LT(std::string(ex.what()).size(), 400u);
+    }
+  }
+  EXPECT_EQ(sap::evaluate_scene_expression("((((-(-1)))))"), 1.0);
 }
 
 TEST(SceneJson, ExpressionsInNumberFields) {

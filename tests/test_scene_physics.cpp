@@ -1,9 +1,15 @@
 // Whole scenes through the Simulator (collision + SAP): stacking, the two Warp scenes, and the
-// consistency of the presets (approx32 ~ approx64; drake = approx64 + its four mode choices).
+// consistency of the presets (approx32 ~ approx64; drake = approx64 + its four mode choices), and
+// bitwise determinism across runs, thread counts and world chunkings.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <vector>
 
 #include "sap/simulator.hpp"
 
@@ -212,3 +218,96 @@ TEST_P(PresetConsistency, PresetsDifferOnlyWhereTheirModesDiffer) {
 INSTANTIATE_TEST_SUITE_P(ContactScenes, PresetConsistency,
                          ::testing::Values("box_stack_5", "sphere_on_ground", "box_on_incline", "free_cube",
                                            "multi_joints"));
+
+// ------------------------------------------------------------------------------------------
+// Determinism of whole contact-rich scenes (collision + SAP through the Simulator), extending
+// BatchInvariance in test_free_motion.cpp (contact-free solver) and
+// CollisionPipeline.DeterministicAcrossThreadsAndBatchSizes (collision alone): each world's
+// trajectory is bitwise the same across repeated runs, CPU thread counts 1, 2 and 7, and world
+// chunkings (the same per-world initial states run in batches of different sizes and order).
+
+namespace {
+
+struct DeterminismCase {
+  const char* scene;
+  int nworld, steps;
+  double lower = 0;  // every free body starts this much lower (m): contacts sooner, fewer steps
+};
+void PrintTo(const DeterminismCase& c, std::ostream* os) { *os << c.scene << ", " << c.nworld << " worlds, " << c.steps << " steps"; }
+
+// Final qpos and qvel of each world, whose initial state is that of scene world ids[i]
+// (qpos0/qvel0 plus the per-world perturbation of world ids[i]).
+std::vector<std::vector<double>> run_worlds(const Scene& scene, const std::vector<int>& ids, int threads, int steps,
+                                            int* contacts = nullptr) {
+  SimulatorOptions o = cpu(static_cast<int>(ids.size()));
+  o.threads = threads;
+  o.scene_controls = false;  // schedules may depend on the world index; these scenes have none
+  Simulator sim(scene, o);
+  sim.reset();
+  std::vector<double> q, v;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    scene_initial_state(scene, ids[i], q, v);
+    sim.state().qpos.world_from_host(static_cast<int>(i), q.data());
+    sim.state().qvel.world_from_host(static_cast<int>(i), v.data());
+  }
+  for (int k = 0; k < steps; ++k) sim.step();
+  EXPECT_TRUE(sim.failed_worlds().empty());
+  if (contacts) {
+    *contacts = 0;
+    for (int n : sim.solver().diagnostics().contacts) *contacts += n;
+  }
+  std::vector<std::vector<double>> out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::vector<double> x = sim.state().qpos.world_to_host(static_cast<int>(i));
+    const std::vector<double> xv = sim.state().qvel.world_to_host(static_cast<int>(i));
+    x.insert(x.end(), xv.begin(), xv.end());
+    out.push_back(x);
+  }
+  return out;
+}
+
+}  // namespace
+
+class Determinism : public ::testing::TestWithParam<DeterminismCase> {};
+
+TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
+  const DeterminismCase c = GetParam();
+  const std::string path = scene_path(c.scene);
+  if (std::string(c.scene) == "humanoid" && !std::ifstream(std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml"))
+    GTEST_SKIP() << "../shared/models is not beside the checkout";
+  Scene scene = load_scene(path);
+  // Distinct worlds: a deterministic per-world perturbation (a function of (seed, world) only).
+  scene.perturbation.qpos_std = 1e-3;
+  scene.perturbation.qvel_std = 0.02;
+  scene.perturbation.seed = 2024;
+  for (int j = 0; j < scene.model.njnt; ++j)
+    if (scene.model.jnt_type[static_cast<std::size_t>(j)] == kJointFree)
+      scene.qpos0[static_cast<std::size_t>(scene.model.jnt_qposadr[static_cast<std::size_t>(j)] + 2)] -= c.lower;
+  std::vector<int> all(static_cast<std::size_t>(c.nworld));
+  for (int w = 0; w < c.nworld; ++w) all[static_cast<std::size_t>(w)] = w;
+  int contacts = 0;
+  const auto ref = run_worlds(scene, all, 1, c.steps, &contacts);
+  EXPECT_GE(contacts, 4 * c.nworld) << "contact-rich at the end of the run";
+  // The worlds really differ (else chunking would test nothing).
+  EXPECT_NE(ref[0], ref[static_cast<std::size_t>(c.nworld - 1)]);
+  auto expect_same = [&](const std::vector<std::vector<double>>& got, const std::vector<int>& ids, const std::string& what) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::vector<double>& a = ref[static_cast<std::size_t>(ids[i])];
+      const std::vector<double>& b = got[i];
+      EXPECT_TRUE(a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0)
+          << c.scene << ": world " << ids[i] << " differs (" << what << ")";
+    }
+  };
+  expect_same(run_worlds(scene, all, 1, c.steps), all, "repeated run");
+  for (int threads : {2, 7}) expect_same(run_worlds(scene, all, threads, c.steps), all, std::to_string(threads) + " threads");
+  // Chunkings: the last worlds alone in reverse order, the first ones, a single world.
+  const std::vector<int> tail = {c.nworld - 1, c.nworld - 2}, head = {0, 1}, one = {c.nworld / 2};
+  expect_same(run_worlds(scene, tail, 2, c.steps), tail, "batch {last, last-1}");
+  expect_same(run_worlds(scene, head, 7, c.steps), head, "batch {0, 1}, 7 threads");
+  expect_same(run_worlds(scene, one, 1, c.steps), one, "single world");
+}
+
+INSTANTIATE_TEST_SUITE_P(ContactRich, Determinism,
+                         ::testing::Values(DeterminismCase{"box_stack_5", 5, 250}, DeterminismCase{"sphere_pile", 3, 80, 0.24},
+                                           DeterminismCase{"humanoid", 4, 200}),
+                         [](const ::testing::TestParamInfo<DeterminismCase>& i) { return std::string(i.param.scene); });

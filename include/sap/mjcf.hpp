@@ -39,9 +39,22 @@ void add_mjcf(const std::string& path, ModelBuilder& builder, ImportReport* repo
               const ImportOptions& options = {});
 Model load_mjcf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {});
 
+// The same from XML text: `source` names it in errors ("<source>:<line>: ..."); <include>
+// files are resolved relative to `base_dir`.
+void add_mjcf_string(const std::string& xml, const std::string& source, ModelBuilder& builder,
+                     ImportReport* report = nullptr, const ImportOptions& options = {},
+                     const std::string& base_dir = ".");
+Model load_mjcf_string(const std::string& xml, const std::string& source, ImportReport* report = nullptr,
+                       const ImportOptions& options = {}, const std::string& base_dir = ".");
+
 void add_urdf(const std::string& path, ModelBuilder& builder, ImportReport* report = nullptr,
               const ImportOptions& options = {}, bool floating_base = false);
 Model load_urdf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {},
                 bool floating_base = false);
+// URDF from XML text; `source` names it in errors.
+void add_urdf_string(const std::string& xml, const std::string& source, ModelBuilder& builder,
+                     ImportReport* report = nullptr, const ImportOptions& options = {}, bool floating_base = false);
+Model load_urdf_string(const std::string& xml, const std::string& source, ImportReport* report = nullptr,
+                       const ImportOptions& options = {}, bool floating_base = false);
 
 }  // namespace sap

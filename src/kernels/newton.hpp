@@ -106,7 +106,7 @@ struct SapSolveKernel {
     }
     for (int r = team.rank(); r < nl; r += team.size()) {
       const double* lp = s.lim_param(w) + 3 * r;
-      const So dx = So(dvc[lim0 + r]);
+      const So dx = alpha != So(0) || want_hessian ? So(dvc[lim0 + r]) : So(0);  // as contact rows: dvc may be stale
       const So x = So(vc[lim0 + r]) + alpha * dx;
       So gamma, G;
       sum.cost += limit_row<So>(So(lp[1]), So(lp[2]), x, &gamma, &G);
@@ -120,7 +120,7 @@ struct SapSolveKernel {
     for (int r = team.rank(); r < npd; r += team.size()) {
       const double* pp = s.pd_param(w) + 8 * r;
       const PdParams<So> pd{So(pp[0]), So(pp[1]), So(pp[2]), So(pp[3]), So(pp[4]), So(pp[5]), So(pp[6]), So(pp[7])};
-      const So dx = So(dvc[pd0 + r]);
+      const So dx = alpha != So(0) || want_hessian ? So(dvc[pd0 + r]) : So(0);
       const So x = So(vc[pd0 + r]) + alpha * dx;
       So gamma, G;
       sum.cost += pd_row<So>(pd, So(p.h), x, &gamma, &G);
