@@ -2,7 +2,10 @@
 # Builds the libFuzzer harnesses (clang, ASan + UBSan, CPU-only) in build-fuzz and runs each
 # one after the other, starting from its seed corpus fuzz/corpus/<target> (copied: the repository
 # corpus is not modified) with the target's dictionary, in one process (the equivalent of -jobs=1).
-#   tools/run_fuzzers.sh [--time SEC] [--runs N] [--target T] [--build-only]
+#   tools/run_fuzzers.sh [--time SEC] [--runs N] [--target T] [--build-only] [--coverage]
+# --coverage: no fuzzing; replays build-fuzz/corpus/<target> (the corpus a previous run grew)
+# through a source-coverage build (build-fuzz-cov) and prints llvm-cov's line coverage of the
+# loaders.
 # Defaults: 60 s per target (CI). Crashes, timeouts and out-of-memory inputs are written to
 # build-fuzz/artifacts/<target>/; the script fails if there is any. Keep a fixed crasher in
 # fuzz/regressions/<target>/ so that the test suite replays it (test_loader_robustness).
@@ -13,13 +16,15 @@ time_s=60
 runs=-1
 targets=(scene_json mjcf urdf)
 build_only=0
+coverage=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_s=$2; shift ;;
     --runs) runs=$2; shift ;;
     --target) targets=("$2"); shift ;;
     --build-only) build_only=1 ;;
-    *) echo "run_fuzzers.sh: unknown option '$1' (expected --time SEC, --runs N, --target T, --build-only)" >&2; exit 2 ;;
+    --coverage) coverage=1 ;;
+    *) echo "run_fuzzers.sh: unknown option '$1' (expected --time SEC, --runs N, --target T, --build-only, --coverage)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -28,9 +33,15 @@ done
 tools/setup.sh --no-build
 
 build=build-fuzz
+cov_flags=()
+if [ "$coverage" = 1 ]; then
+  build=build-fuzz-cov
+  cov_flags=(-DCMAKE_CXX_FLAGS="-fprofile-instr-generate -fcoverage-mapping"
+             -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate")
+fi
 if [ ! -f "$build/CMakeCache.txt" ] || [ CMakeLists.txt -nt "$build/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAP_WITH_CUDA=OFF \
-    -DSAP_BUILD_FUZZERS=ON -DSAP_BUILD_TESTS=OFF -DSAP_BUILD_BENCH=OFF >/dev/null
+    -DSAP_BUILD_FUZZERS=ON -DSAP_BUILD_TESTS=OFF -DSAP_BUILD_BENCH=OFF "${cov_flags[@]}" >/dev/null
 fi
 if ! cmake --build "$build" -j2 >"$build/build.log" 2>&1; then
   grep -E "error" "$build/build.log" | head -40 >&2
@@ -38,6 +49,20 @@ if ! cmake --build "$build" -j2 >"$build/build.log" 2>&1; then
   exit 1
 fi
 [ "$build_only" = 1 ] && exit 0
+
+if [ "$coverage" = 1 ]; then
+  for t in "${targets[@]}"; do
+    rm -f "$build/$t.profraw"
+    LLVM_PROFILE_FILE="$build/$t.profraw" "$build/fuzz_$t" -runs=0 build-fuzz/corpus/"$t" fuzz/corpus/"$t" \
+      fuzz/regressions/"$t" >"$build/cov_$t.log" 2>&1
+    llvm-profdata merge -sparse "$build/$t.profraw" -o "$build/$t.profdata"
+    echo "coverage: $t (corpus build-fuzz/corpus/$t)"
+    llvm-cov report "$build/fuzz_$t" -instr-profile="$build/$t.profdata" src/scene_json.cpp src/scene_runtime.cpp \
+      src/mjcf.cpp src/urdf.cpp src/import_common.cpp src/model_builder.cpp 2>/dev/null |
+      awk 'NR > 2 && !/^-/ { printf "  %-18s lines %5s, %4s missed: %7s covered; branches %7s\n", $1, $8, $9, $10, $13 }'
+  done
+  exit 0
+fi
 
 status=0
 for t in "${targets[@]}"; do
