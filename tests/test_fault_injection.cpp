@@ -5,8 +5,8 @@
 //
 // Faults: NaN / Inf in qpos and qvel, NaN / Inf controls, 1e30 velocities, deep initial
 // interpenetration, an extreme mass ratio (1e-6 kg resting on 1e3 kg) and degenerate geometry
-// (zero-size box and sphere, which ModelBuilder accepts). Models are shared by all worlds, so
-// the model-level faults (mass ratio, degenerate geometry) are put into one world through its
+// (ModelBuilder rejects zero sizes, so a 1 nm box and sphere). Models are shared by all worlds,
+// so the model-level faults (mass ratio, degenerate geometry) are put into one world through its
 // configuration: only that world brings the bodies into contact. Per-world model parameters do
 // not exist yet (another issue), so faults in per-world parameters are not tested here.
 #include <gtest/gtest.h>
