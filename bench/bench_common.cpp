@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -184,21 +185,14 @@ void apply_solver_overrides(SolverOptions& options, const SolverOverrides& o) {
 
 nlohmann::json config_json(const SolverConfig& c) {
   nlohmann::json j;
-  j["preset"] = c.preset;
-  j["free_motion_solve_precision"] = to_string(c.free_motion_solve_precision);
-  j["contact_solve_precision"] = to_string(c.contact_solve_precision);
-  j["contact_linear_solve_precision"] = to_string(c.contact_linear_solve_precision);
-  j["sap_contact_weight_precision"] = to_string(c.sap_contact_weight_precision);
-  j["use_f64_boundary_pose"] = c.use_f64_boundary_pose;
-  j["contact_weight_mode"] = to_string(c.contact_weight_mode);
-  j["contact_point_mode"] = to_string(c.contact_point_mode);
-  j["position_integration"] = to_string(c.position_integration);
-  j["coriolis"] = to_string(c.coriolis);
-  j["line_search_variant"] = to_string(c.line_search_variant);
-  j["linear_solver"] = to_string(c.linear_solver);
-  j["max_iterations"] = c.max_iterations;
-  j["rel_tol"] = c.rel_tol;
-  j["abs_tol"] = c.abs_tol;
+  j["preset"] = to_string(c.preset);
+  // Every option of the table, enumerations by name, numbers and booleans as JSON values.
+  visit_solver_config(c, [&](const char* name, const auto& value) {
+    if constexpr (std::is_enum_v<std::decay_t<decltype(value)>>)
+      j[name] = to_string(value);
+    else
+      j[name] = value;
+  });
   return j;
 }
 

@@ -42,7 +42,7 @@ struct CusolverWorkspace {
 __global__ void gather_systems(int nworld, int ld, Slab<double> chol, Slab<int> newton_int, bool f32, void** a_ptr,
                                void** b_ptr, int* world_of, int* count) {
   const int w = blockIdx.x * blockDim.x + threadIdx.x;
-  if (w >= nworld || newton_int(w)[4] != kNewtonNeedsDirection) return;
+  if (w >= nworld || newton_int(w)[kIterPhase] != kNewtonNeedsDirection) return;
   const int k = atomicAdd(count, 1);
   double* base = chol(w);
   if (f32) {

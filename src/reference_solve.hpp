@@ -39,10 +39,10 @@ template <class Exec>
 int reference_solve_host(Exec& exec, bool f32, int nworld, int nv, int ld, Slab<double> chol,
                          Slab<int> newton_int, int* solve_ok) {
   int count = 0;
-  for (int w = 0; w < nworld; ++w) count += newton_int(w)[4] == kNewtonNeedsDirection;
+  for (int w = 0; w < nworld; ++w) count += newton_int(w)[kIterPhase] == kNewtonNeedsDirection;
   if (count == 0) return 0;
   parallel_for(exec, nworld, 1, [=](int w, int) {
-    if (newton_int(w)[4] != kNewtonNeedsDirection) return;
+    if (newton_int(w)[kIterPhase] != kNewtonNeedsDirection) return;
     solve_ok[w] = f32 ? llt_solve_in_place<float>(chol(w), nv, ld) : llt_solve_in_place<double>(chol(w), nv, ld);
   });
   return count;

@@ -6,6 +6,35 @@
 
 namespace sap {
 
+// Named slots of the packed per-world records below (X(name, type, count) rows).
+// stats: counters of the last step.
+enum SolveStat : int {
+  kStatNewtonIterations = 0,    // Newton iterations (0: converged at the warm start)
+  kStatLineSearchIterations,    // line-search evaluations, summed over iterations
+  kStatTruncatedContacts,       // contacts dropped by the collision capacity
+  kStatExitReason,              // NewtonExit (kernels/newton.hpp)
+  kNumSolveStats
+};
+// cost: the last step's final values.
+enum SolveCost : int {
+  kCostFinal = 0,      // l(v) at exit
+  kCostResidualRatio,  // r / (eps_a + eps_r s) at exit (<= 1: converged on optimality)
+  kCostOptimality,     // r = |D g| at exit, D = diag(A)^-1/2
+  kNumSolveCosts
+};
+// con_param: one contact's regularisation and bias (docs/sap-math.md, contact constraint).
+enum ContactParam : int { kConRt = 0, kConRn, kConVhatN, kConMu, kNumContactParams };
+// lim_param: one limit row: sign (+1 lower, -1 upper), regularisation R, bias v_hat.
+enum LimitParam : int { kLimSign = 0, kLimR, kLimVhat, kNumLimitParams };
+// pd_param: one implicit PD row: gains, position at the step start, targets, feed-forward,
+// effort limits (on PD plus feed-forward).
+enum PdParam : int {
+  kPdKp = 0, kPdKd, kPdQ0, kPdQTarget, kPdVTarget, kPdFeedForward, kPdEffortLo, kPdEffortHi, kNumPdParams
+};
+// newton_real / newton_int: the Newton loop's state between the launches of the split path.
+enum NewtonRealSlot : int { kIterCost = 0, kIterCostPrev, kIterAlpha, kIterRowsCost, kNumNewtonReal };
+enum NewtonIntSlot : int { kIterK = 0, kIterLineSearchTotal, kIterFlags, kIterExitReason, kIterPhase, kNumNewtonInt };
+
 struct SolveSizes {
   int nv = 0, nv_pad = 0;
   int ncmax = 0;  // contact capacity per world
@@ -13,43 +42,49 @@ struct SolveSizes {
   int nlim = 0;   // limit rows (2 per limited hinge/slide)
   int npd = 0;    // PD rows (position, velocity and pd actuators)
   int ntrace = 1; // cost trace entries (max_iterations + 1)
-  int nrow() const { return 3 * ncmax + nlim + npd; }
-  int nG() const { return 6 * ncmax + nlim + npd; }
+  // Constraint rows (vc, dvc, gamma): contact c at 3c..3c+2 ([t1, t2, n]), then the limit rows,
+  // then the PD rows.
+  SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd; }
+  SAP_HDI int limit_row(int r) const { return 3 * ncmax + r; }
+  SAP_HDI int pd_row(int r) const { return 3 * ncmax + nlim + r; }
+  // Constraint Hessians G: 6 per contact (symmetric 3x3, [00, 01, 02, 11, 12, 22]), then one
+  // per limit row, then one per PD row.
+  SAP_HDI int nG() const { return 6 * ncmax + nlim + npd; }
+  SAP_HDI int limit_G(int r) const { return 6 * ncmax + r; }
+  SAP_HDI int pd_G(int r) const { return 6 * ncmax + nlim + r; }
 };
 
-// Row layout of vc, dvc, gamma: contact c at 3c..3c+2 ([t1, t2, n]), limit rows from
-// 3 ncmax, PD rows from 3 ncmax + nlim. G: 6 per contact (symmetric), then 1 per scalar row.
-#define SAP_SOLVE_ARRAYS(X)                                                               \
-  X(con_count, int, 1)                                                                    \
-  X(con_frame, double, ncmax * 9)    /* R_WC row-major, columns [t1, t2, n] */            \
-  X(con_jac_n, int, ncmax)                                                                \
-  X(con_jac_dof, int, ncmax * njac)                                                       \
-  X(con_jac_val, double, ncmax * njac * 3) /* d vc / d v_dof, contact frame */           \
-  X(con_param, double, ncmax * 4)    /* R_t, R_n, v_hat_n, mu */                          \
-  X(con_weight, double, ncmax)                                                            \
-  X(lim_count, int, 1)                                                                    \
-  X(lim_dof, int, nlim)                                                                   \
-  X(lim_param, double, nlim * 3)     /* sign (+1 lower, -1 upper), R, v_hat */            \
-  X(pd_dof, int, npd)                                                                     \
-  X(pd_param, double, npd * 8)       /* Kp, Kd, q0, q_d, v_d, u_ff, e_lo, e_hi */         \
-  X(v, double, nv)                                                                        \
-  X(grad, double, nv)                                                                     \
-  X(dv, double, nv)                                                                       \
-  X(dp, double, nv)                                                                       \
-  X(jtg, double, nv)                                                                      \
-  X(Au, double, nv)      /* A (v - v*) */                                                 \
-  X(Avstar, double, nv)  /* A v* */                                                       \
-  X(H, double, nv_pad * nv_pad)                                                           \
-  X(vc, double, nrow)                                                                     \
-  X(dvc, double, nrow)                                                                    \
-  X(gamma, double, nrow)                                                                  \
-  X(G, double, nG)                                                                        \
-  X(stats, int, 4)       /* newton iterations, line-search iterations, truncated, exit reason */ \
-  X(cost, double, 3)     /* final cost, residual ratio r / (eps_a + eps_r s), r = |D g| at exit */ \
-  X(cost_trace, double, ntrace) /* cost at the top of each Newton iteration */ \
-  /* Newton loop state between the launches of the split (reference linear solve) path */ \
-  X(newton_real, double, 4) /* cost, cost_prev, alpha, constraint part of the cost */ \
-  X(newton_int, int, 5)     /* iteration k, line-search total, status flags, exit reason, phase */
+// One row per buffer: X(name, type, count per world) and what it holds.
+#define SAP_SOLVE_ARRAYS(X)                                                                        \
+  X(con_count, int, 1)                      /* contacts in the solve */                            \
+  X(con_frame, double, ncmax * 9)           /* R_WC row-major, columns [t1, t2, n] */              \
+  X(con_jac_n, int, ncmax)                  /* Jacobian entries (dofs) of each contact */          \
+  X(con_jac_dof, int, ncmax * njac)         /* their dofs, decreasing */                           \
+  X(con_jac_val, double, ncmax * njac * 3)  /* d vc / d v_dof, contact frame */                    \
+  X(con_param, double, ncmax * kNumContactParams) /* ContactParam */                               \
+  X(con_weight, double, ncmax)              /* contact weight w_i */                               \
+  X(lim_count, int, 1)                      /* limit rows in the solve */                          \
+  X(lim_dof, int, nlim)                     /* dof of each limit row */                            \
+  X(lim_param, double, nlim * kNumLimitParams) /* LimitParam */                                    \
+  X(pd_dof, int, npd)                       /* dof of each PD row */                               \
+  X(pd_param, double, npd * kNumPdParams)   /* PdParam */                                          \
+  X(v, double, nv)                          /* Newton iterate, the solved v_{n+1} at exit */       \
+  X(grad, double, nv)                       /* g = A (v - v*) - J^T gamma */                       \
+  X(dv, double, nv)                         /* Newton direction */                                 \
+  X(dp, double, nv)                         /* v - v*, then A dv */                                \
+  X(jtg, double, nv)                        /* J^T gamma */                                        \
+  X(Au, double, nv)                         /* A (v - v*) */                                       \
+  X(Avstar, double, nv)                     /* A v* */                                             \
+  X(H, double, nv_pad * nv_pad)             /* Newton Hessian, lower triangle */                   \
+  X(vc, double, nrow)                       /* constraint velocities J v (rows: SolveSizes) */     \
+  X(dvc, double, nrow)                      /* J dv */                                             \
+  X(gamma, double, nrow)                    /* impulses */                                         \
+  X(G, double, nG)                          /* constraint Hessians (layout: SolveSizes) */         \
+  X(stats, int, kNumSolveStats)             /* SolveStat */                                        \
+  X(cost, double, kNumSolveCosts)           /* SolveCost */                                        \
+  X(cost_trace, double, ntrace)             /* cost at the top of each Newton iteration */         \
+  X(newton_real, double, kNumNewtonReal)    /* NewtonRealSlot (split path) */                      \
+  X(newton_int, int, kNumNewtonInt)         /* NewtonIntSlot (split path) */
 
 struct SolveView {
   SolveSizes size;

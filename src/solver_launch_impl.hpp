@@ -23,34 +23,34 @@ class SolverLaunchImpl final : public SolverLaunch {
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                    const DataView& d, double h, int coriolis_passes, int* status) override {
     if (p == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<float>{m, in, control, d, h, coriolis_passes, status});
+      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status});
     else
-      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<double>{m, in, control, d, h, coriolis_passes, status});
+      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status});
   }
 
   void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
-                        const DataView& d, const ContactsView& contacts, const SolveView& s, const SetupParams& p,
+                        const DataView& d, const ContactsView& contacts, const SolveView& s, const StepParams& p,
                         int* status) override {
     if (weights == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<float>{m, in, control, d, contacts, s, p, status});
+      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<float>{m, in, control, contacts, p, d, s, status});
     else
-      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<double>{m, in, control, d, contacts, s, p, status});
+      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<double>{m, in, control, contacts, p, d, s, status});
   }
 
   void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
-                    const SolveView& s, const NewtonParams& p, int* status) override {
+                    const SolveView& s, const StepParams& p, int* status) override {
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, SapSolveKernel<float>{m, in, d, s, p, status});
+      for_each_world_team(exec_, nworld, 0, SapSolveKernel<float>{m, in, p, d, s, status});
     else
-      for_each_world_team(exec_, nworld, 0, SapSolveKernel<double>{m, in, d, s, p, status});
+      for_each_world_team(exec_, nworld, 0, SapSolveKernel<double>{m, in, p, d, s, status});
   }
 
   void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
-                    const SolveView& s, const NewtonParams& p, int* status) override {
+                    const SolveView& s, const StepParams& p, int* status) override {
     split_phase<NewtonBeginKernel>(objective, nworld, m, in, d, s, p, status);
   }
   void newton_head(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
-                   const SolveView& s, const NewtonParams& p, int* status) override {
+                   const SolveView& s, const StepParams& p, int* status) override {
     split_phase<NewtonHeadKernel>(objective, nworld, m, in, d, s, p, status);
   }
   int reference_linear_solve(bool f32, int nworld, const ModelView& m, const DataView& d, const SolveView& s,
@@ -58,30 +58,30 @@ class SolverLaunchImpl final : public SolverLaunch {
     return reference_solve(exec_, reference_workspace_, f32, nworld, m.nv, m.nv_pad, d.chol, s.newton_int, solve_ok);
   }
   void newton_tail(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
-                   const SolveView& s, const NewtonParams& p, int* status, const int* solve_ok) override {
+                   const SolveView& s, const StepParams& p, int* status, const int* solve_ok) override {
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float>{{m, in, d, s, p, status}, solve_ok});
+      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float>{{m, in, p, d, s, status}, solve_ok});
     else
-      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, d, s, p, status}, solve_ok});
+      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, p, d, s, status}, solve_ok});
   }
   void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
-                     const SolveView& s, const NewtonParams& p, int* status) override {
+                     const SolveView& s, const StepParams& p, int* status) override {
     split_phase<NewtonFinishKernel>(objective, nworld, m, in, d, s, p, status);
   }
 
   void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, StateView out,
-                 int mode, double h, const int* status) override {
-    parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, out, mode, h, status});
+                 PositionIntegrationMode mode, double h, const int* status) override {
+    parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, mode, h, status, out});
   }
 
  private:
   template <template <class> class Phase>
   void split_phase(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
-                   const SolveView& s, const NewtonParams& p, int* status) {
+                   const SolveView& s, const StepParams& p, int* status) {
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, Phase<float>{{m, in, d, s, p, status}});
+      for_each_world_team(exec_, nworld, 0, Phase<float>{{m, in, p, d, s, status}});
     else
-      for_each_world_team(exec_, nworld, 0, Phase<double>{{m, in, d, s, p, status}});
+      for_each_world_team(exec_, nworld, 0, Phase<double>{{m, in, p, d, s, status}});
   }
 
   Exec exec_;

@@ -90,55 +90,29 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
                        coriolis_passes, status_.data());
   clock_->mark(kAfterFreeMotion);
   const SolveView sv = solve_->view();
-  SetupParams sp;
-  sp.h = dt;
-  sp.beta = config_.near_rigid_threshold;
-  sp.sigma = config_.sigma;
-  sp.weight_mode = config_.contact_weight_mode == ContactWeightMode::DiagDelassus ? kWeightDiagDelassus : kWeightBodyInertia;
-  sp.point_mode = config_.contact_point_mode == ContactPointMode::ContactMidpoint ? kPointMidpoint : kPointWitness;
-  sp.limit_stiffness = config_.limit_stiffness;
-  sp.limit_beta = config_.limit_near_rigid_threshold;
-  sp.pd_beta = config_.pd_near_rigid_threshold;
+  const StepParams params{dt, config_};
   launch_->constraint_setup(config_.sap_contact_weight_precision, nworld_, m, in.view(), control.view(), d,
-                            contacts.view(), sv, sp, status_.data());
+                            contacts.view(), sv, params, status_.data());
   clock_->mark(kAfterSetup);
-  NewtonParams np;
-  np.h = dt;
-  np.max_iterations = config_.max_iterations;
-  np.line_search = config_.line_search_variant == LineSearchVariant::ExactRoot    ? kLineSearchExact
-                   : config_.line_search_variant == LineSearchVariant::ArmijoDecay ? kLineSearchArmijo
-                                                                                    : kLineSearchMonotone;
-  np.ls.max_iterations = config_.line_search_max_iterations;
-  np.ls.rho = config_.rho;
-  np.ls.armijo_c = config_.armijo_c;
-  np.ls.relative_slop = config_.line_search_relative_slop;
-  np.ls.cost_abs_tol = config_.cost_abs_tol;
-  np.ls.cost_rel_tol = config_.cost_rel_tol;
-  np.abs_tol = config_.abs_tol;
-  np.rel_tol = config_.rel_tol;
-  np.cost_abs_tol = config_.cost_abs_tol;
-  np.cost_rel_tol = config_.cost_rel_tol;
-  np.linear_solve_f32 = config_.contact_linear_solve_precision == Precision::F32;
+  const bool linear_solve_f32 = config_.contact_linear_solve_precision == Precision::F32;
   const Precision obj = config_.contact_solve_precision;
   if (config_.linear_solver == LinearSolver::Cholesky) {
-    launch_->newton_solve(obj, nworld_, m, in.view(), d, sv, np, status_.data());
+    launch_->newton_solve(obj, nworld_, m, in.view(), d, sv, params, status_.data());
   } else {
     // Split loop: each Newton iteration is a head launch (cost, tests, H), a library solve of
     // the worlds still iterating, and a tail launch (line search, update); it ends when no
     // world needs a direction. Same phases, same arithmetic outside the factorisation.
-    launch_->newton_begin(obj, nworld_, m, in.view(), d, sv, np, status_.data());
+    launch_->newton_begin(obj, nworld_, m, in.view(), d, sv, params, status_.data());
     for (int k = 0; k <= config_.max_iterations; ++k) {
-      launch_->newton_head(obj, nworld_, m, in.view(), d, sv, np, status_.data());
-      if (launch_->reference_linear_solve(np.linear_solve_f32, nworld_, m, d, sv, solve_ok_.data()) == 0) break;
-      launch_->newton_tail(obj, nworld_, m, in.view(), d, sv, np, status_.data(), solve_ok_.data());
+      launch_->newton_head(obj, nworld_, m, in.view(), d, sv, params, status_.data());
+      if (launch_->reference_linear_solve(linear_solve_f32, nworld_, m, d, sv, solve_ok_.data()) == 0) break;
+      launch_->newton_tail(obj, nworld_, m, in.view(), d, sv, params, status_.data(), solve_ok_.data());
     }
-    launch_->newton_finish(obj, nworld_, m, in.view(), d, sv, np, status_.data());
+    launch_->newton_finish(obj, nworld_, m, in.view(), d, sv, params, status_.data());
   }
   Slab<const double> v_new{sv.v.ptr, sv.v.stride};
   clock_->mark(kAfterSolve);
-  const int mode = config_.position_integration == PositionIntegrationMode::Midpoint ? kIntegrateMidpoint
-                                                                                     : kIntegrateSapEuler;
-  launch_->integrate(nworld_, m, in.view(), v_new, out.view(), mode, dt, status_.data());
+  launch_->integrate(nworld_, m, in.view(), v_new, out.view(), config_.position_integration, dt, status_.data());
   clock_->mark(kAfterIntegrate);
   timed_ = true;
 }
@@ -162,14 +136,16 @@ StepDiagnostics SolverSAP::diagnostics() const {
   const std::vector<double> cost = solve_->cost.buffer().to_host();
   const std::vector<int> ncon = solve_->con_count.buffer().to_host();
   for (int w = 0; w < nworld_; ++w) {
-    g.newton_iterations.push_back(st[4 * static_cast<std::size_t>(w)]);
-    g.line_search_iterations.push_back(st[4 * static_cast<std::size_t>(w) + 1]);
-    g.truncated_contacts.push_back(st[4 * static_cast<std::size_t>(w) + 2]);
-    g.exit_reason.push_back(st[4 * static_cast<std::size_t>(w) + 3]);
+    const int* stats = st.data() + std::size_t(kNumSolveStats) * static_cast<std::size_t>(w);
+    const double* costs = cost.data() + std::size_t(kNumSolveCosts) * static_cast<std::size_t>(w);
+    g.newton_iterations.push_back(stats[kStatNewtonIterations]);
+    g.line_search_iterations.push_back(stats[kStatLineSearchIterations]);
+    g.truncated_contacts.push_back(stats[kStatTruncatedContacts]);
+    g.exit_reason.push_back(stats[kStatExitReason]);
     g.contacts.push_back(ncon[static_cast<std::size_t>(w)]);
-    g.cost.push_back(cost[3 * static_cast<std::size_t>(w)]);
-    g.residual.push_back(cost[3 * static_cast<std::size_t>(w) + 1]);
-    g.optimality.push_back(cost[3 * static_cast<std::size_t>(w) + 2]);
+    g.cost.push_back(costs[kCostFinal]);
+    g.residual.push_back(costs[kCostResidualRatio]);
+    g.optimality.push_back(costs[kCostOptimality]);
   }
   const std::vector<double> trace = solve_->cost_trace.buffer().to_host();
   const std::size_t nt = solve_->cost_trace.per_world();

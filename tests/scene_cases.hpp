@@ -35,6 +35,8 @@ inline bool available(const std::string& name) {
   if (name == "panda")
     return std::filesystem::exists(kScenes + "../../shared/models/franka_emika_panda/mjx_single_cube.xml");
   if (name == "humanoid") return std::filesystem::exists(kScenes + "../../shared/models/humanoid.xml");
+  if (name == "franka_cube")  // a JSON scene whose asset is the shared Panda model
+    return std::filesystem::exists(kScenes + "../../shared/models/franka_emika_panda/mjx_single_cube.xml");
   return true;
 }
 
@@ -52,7 +54,7 @@ inline SimulatorOptions parity_options(const Scene& scene, const std::string& pr
   o.emulated_lanes = emulated_lanes;
   o.override_solver = true;
   o.solver = scene.solver;
-  o.solver.contact_preset_variant = preset;
+  o.solver.contact_preset_variant = parse_preset(preset);
   o.solver.linear_solver = linear_solver;
   return o;
 }

@@ -103,7 +103,7 @@ FixtureScene build(const json& j) {
 
 SolverOptions options_for(const std::string& preset, double beta) {
   SolverOptions o;
-  o.contact_preset_variant = preset;
+  o.contact_preset_variant = parse_preset(preset);
   o.near_rigid_threshold = beta;
   o.line_search_variant = LineSearchVariant::ExactRoot;  // Drake's default
   o.rel_tol = 1e-12;

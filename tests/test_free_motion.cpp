@@ -51,7 +51,7 @@ struct Runner {
 
 SolverOptions preset(const char* name) {
   SolverOptions o;
-  o.contact_preset_variant = name;
+  o.contact_preset_variant = parse_preset(name);
   return o;
 }
 

@@ -70,7 +70,7 @@ TEST_P(AssembledObjective, GradientAndHessianMatchFiniteDifferences) {
   o.backend = Backend::CPU;
   o.override_solver = true;
   o.solver = scene.solver;
-  o.solver.contact_preset_variant = preset;
+  o.solver.contact_preset_variant = parse_preset(preset);
   Simulator sim(scene, o);
   // Run into a contact-rich state, then one more step to fill the solver's buffers from it.
   const int warm = static_cast<int>(std::lround(0.4 / scene.dt));

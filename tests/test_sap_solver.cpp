@@ -21,7 +21,7 @@ constexpr double kG = 9.81;
 
 SolverOptions preset(const char* name) {
   SolverOptions o;
-  o.contact_preset_variant = name;
+  o.contact_preset_variant = parse_preset(name);
   return o;
 }
 

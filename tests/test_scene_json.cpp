@@ -136,7 +136,7 @@ TEST(SceneJson, FreeCubeIsFaithfulToTheWarpYaml) {
   EXPECT_EQ(s.name, "small_cube_spin_release");
   EXPECT_DOUBLE_EQ(s.dt, 0.005);
   EXPECT_EQ(s.max_rigid_contact, 256);
-  EXPECT_EQ(s.solver.contact_preset_variant, "drake");
+  EXPECT_EQ(s.solver.contact_preset_variant, sap::Preset::Drake);
   EXPECT_EQ(s.solver.line_search_variant, sap::LineSearchVariant::ArmijoDecay);
   EXPECT_DOUBLE_EQ(s.model.gravity[2], -9.81);
   const int cube = s.model.body_id("cube");

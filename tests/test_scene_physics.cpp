@@ -52,7 +52,7 @@ TEST(Scenes, FiveBoxStackStaysStandingFor5s) {
     SimulatorOptions o = cpu();
     o.override_solver = true;
     o.solver = scene.solver;
-    o.solver.contact_preset_variant = preset;
+    o.solver.contact_preset_variant = parse_preset(preset);
     Simulator sim(scene, o);
     const Eigen::VectorXd q0 = host(sim.state().qpos, 0);
     const int steps = static_cast<int>(std::lround(5.0 / scene.dt));
@@ -171,16 +171,16 @@ TEST_P(PresetConsistency, PresetsDifferOnlyWhereTheirModesDiffer) {
     }
 
   SolverOptions base = scene.solver;
-  base.contact_preset_variant = "approx64";
+  base.contact_preset_variant = Preset::Approx64;
   const auto r64 = one_step(scene, base, q, v);
   SolverOptions o32 = base;
-  o32.contact_preset_variant = "approx32";
+  o32.contact_preset_variant = Preset::Approx32;
   const auto r32 = one_step(scene, o32, q, v);
   const double scale = std::max(1.0, r64.first.norm());
   EXPECT_LT((r32.first - r64.first).norm() / scale, 1e-3) << "approx32 vs approx64";
 
   SolverOptions drake = base;
-  drake.contact_preset_variant = "drake";
+  drake.contact_preset_variant = Preset::Drake;
   const auto rd = one_step(scene, drake, q, v);
   SolverOptions all = base;
   all.contact_weight_mode = ContactWeightMode::DiagDelassus;

@@ -173,11 +173,14 @@ SAP_HD void collide_world(const ModelView& m, const double* qpos, const Collisio
 // Launch functor: f(world, 0) collides one world.
 template <class S>
 struct CollisionKernel {
+  // in
   ModelView m;
   Slab<const double> qpos;
-  CollisionWorkspaceView ws;
-  CollisionPairsView pairs;
-  ContactsView contacts;
+  CollisionPairsView pairs;  // candidate geom pairs (filtered once per model)
+  // scratch
+  CollisionWorkspaceView ws;  // per-world geom frames and candidate contacts
+  // out
+  ContactsView contacts;      // contacts kept (deepest first within capacity), counts, dropped
   SAP_HD void operator()(int w, int) const { collide_world<S>(m, qpos(w), ws, pairs, contacts, w); }
 };
 

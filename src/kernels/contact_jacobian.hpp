@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kernels/sap_constraints.hpp"
+#include "kernels/step_params.hpp"
 #include "sap/contacts.hpp"
 #include "sap/math/quat.hpp"
 #include "sap/math/spatial.hpp"
@@ -27,20 +28,6 @@ SAP_HDI Vec3<S> dof_point_velocity(const double* cdof, int d, const Vec3<S>& x_m
   return point_velocity(s, x_minus_p);
 }
 
-enum WeightMode : int { kWeightBodyInertia = 0, kWeightDiagDelassus = 1 };
-enum PointMode : int { kPointWitness = 0, kPointMidpoint = 1 };
-
-struct SetupParams {
-  double h = 0;
-  double beta = 1.0;    // near-rigid threshold of contacts
-  double sigma = 1e-3;  // friction regularisation
-  int weight_mode = kWeightBodyInertia;
-  int point_mode = kPointWitness;
-  double limit_stiffness = 1e12;
-  double limit_beta = 0.1;
-  double pd_beta = 0.1;
-};
-
 // Directional mobility of body b along unit direction c at point x (spec "body_inertia"):
 //   1/m + r^T I^-1 r,  r = R^T ((x - o) x c),  o the com, I the inertia about the com (body axes).
 template <class S>
@@ -61,21 +48,23 @@ SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, cons
 
 template <class Sw>
 struct ConstraintSetupKernel {
+  // in
   ModelView m;
-  ConstStateView state_in;
-  ControlView control;
-  DataView d;
-  ContactsView contacts;
-  SolveView s;
-  SetupParams p;
-  int* status;
+  ConstStateView state_in;  // qpos, qvel at the step start
+  ControlView control;      // targets and feed-forward of the PD rows
+  ContactsView contacts;    // the collision pipeline's contacts
+  StepParams p;
+  DataView d;               // in only: poses, cdof, A and v_star of stage 1
+  // out
+  SolveView s;   // the constraint rows: con_*, lim_*, pd_*, stats[kStatTruncatedContacts]
+  int* status;   // |= kStatusNonFinite for non-finite contact data
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
     const int ncon = contacts.capacity > 0 ? min_(contacts.count[w], s.size.ncmax) : 0;
     if (team.rank() == 0) {
       s.con_count(w)[0] = ncon;
-      s.stats(w)[2] = contacts.capacity > 0 ? contacts.dropped[w] : 0;
+      s.stats(w)[kStatTruncatedContacts] = contacts.capacity > 0 ? contacts.dropped[w] : 0;
     }
     int bad = 0;
     for (int c = team.rank(); c < ncon; c += team.size()) bad += setup_contact(w, c) ? 0 : 1;
@@ -106,7 +95,7 @@ struct ConstraintSetupKernel {
 
     // Points where each body's velocity is measured.
     Vec3<S> p0 = x0, p1 = x1;
-    if (p.point_mode == kPointMidpoint) {
+    if (p.config.contact_point_mode == ContactPointMode::ContactMidpoint) {
       const S k0 = kk[1], k1 = kk[2];
       S a0 = S(0.5);
       if (isfinite_(k0) && isfinite_(k1) && k0 + k1 > S(0)) a0 = k0 / (k0 + k1);
@@ -145,7 +134,7 @@ struct ConstraintSetupKernel {
 
     // Contact weight w_i, in the weight precision Sw, stored as cast64(fl_Sw(w)).
     S weight;
-    if (p.weight_mode == kWeightDiagDelassus) {
+    if (p.config.contact_weight_mode == ContactWeightMode::DiagDelassus) {
       S W[6];
       diag_delassus<S>(w, jdof, jval, nj, W);
       const Sw fro2 = Sw(W[0] * W[0] + W[3] * W[3] + W[5] * W[5]) + Sw(2) * Sw(W[1] * W[1] + W[2] * W[2] + W[4] * W[4]);
@@ -161,15 +150,15 @@ struct ConstraintSetupKernel {
 
     // R_n = max(beta^2/(4 pi^2) w, 1/(h k (h + tau_d))), R_t = sigma w, v_hat_n = -phi/(h + tau_d).
     const S h = p.h;
-    const S R_nr = p.beta * p.beta / S(4 * kPi * kPi) * weight;
+    const S R_nr = p.config.near_rigid_threshold * p.config.near_rigid_threshold / S(4 * kPi * kPi) * weight;
     const S R_compliant = S(1) / (h * k * (h + tau_d));  // 0 for a rigid (infinite) k
     S R_n = max_(R_nr, R_compliant);
     if (!(R_n > S(0))) R_n = S(1e-12) * weight;  // rigid contact without a near-rigid floor
-    double* prm = s.con_param(w) + 4 * c;
-    prm[0] = p.sigma * weight;
-    prm[1] = R_n;
-    prm[2] = -phi / (h + tau_d);
-    prm[3] = mu;
+    double* prm = s.con_param(w) + kNumContactParams * c;
+    prm[kConRt] = p.config.sigma * weight;
+    prm[kConRn] = R_n;
+    prm[kConVhatN] = -phi / (h + tau_d);
+    prm[kConMu] = mu;
     return true;
   }
 
@@ -237,22 +226,22 @@ struct ConstraintSetupKernel {
       const double ql = m.jnt_range[2 * j], qu = m.jnt_range[2 * j + 1];
       const double A_jj = d.A(w)[dof * m.nv_pad + dof];
       const double tau = h;
-      const double R = max_(p.limit_beta * p.limit_beta / (4 * kPi * kPi) / A_jj,
-                            1.0 / (h * p.limit_stiffness * (h + tau)));
+      const double beta = p.config.limit_near_rigid_threshold;
+      const double R = max_(beta * beta / (4 * kPi * kPi) / A_jj, 1.0 / (h * p.config.limit_stiffness * (h + tau)));
       if (q0 - ql <= window) {
         s.lim_dof(w)[n] = dof;
-        double* lp = s.lim_param(w) + 3 * n;
-        lp[0] = 1.0;
-        lp[1] = R;
-        lp[2] = -(q0 - ql) / (h + tau);
+        double* lp = s.lim_param(w) + kNumLimitParams * n;
+        lp[kLimSign] = 1.0;
+        lp[kLimR] = R;
+        lp[kLimVhat] = -(q0 - ql) / (h + tau);
         ++n;
       }
       if (qu - q0 <= window && n < s.size.nlim) {
         s.lim_dof(w)[n] = dof;
-        double* lp = s.lim_param(w) + 3 * n;
-        lp[0] = -1.0;
-        lp[1] = R;
-        lp[2] = -(qu - q0) / (h + tau);
+        double* lp = s.lim_param(w) + kNumLimitParams * n;
+        lp[kLimSign] = -1.0;
+        lp[kLimR] = R;
+        lp[kLimVhat] = -(qu - q0) / (h + tau);
         ++n;
       }
     }
@@ -274,22 +263,22 @@ struct ConstraintSetupKernel {
       if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
       double Kp = type == kActVelocity ? 0.0 : g * g * m.actuator_kp[u];
       double Kd = g * g * m.actuator_kd[u];
-      pd_near_rigid_clamp<double>(h, p.pd_beta, d.A(w)[dof * m.nv_pad + dof], &Kp, &Kd);
+      pd_near_rigid_clamp<double>(h, p.config.pd_near_rigid_threshold, d.A(w)[dof * m.nv_pad + dof], &Kp, &Kd);
       double e_lo = -1e300, e_hi = 1e300;
       if (m.actuator_forcelimited[u]) {
         const double a = g * m.actuator_forcerange[2 * u], b = g * m.actuator_forcerange[2 * u + 1];
         e_lo = min_(a, b);
         e_hi = max_(a, b);
       }
-      double* pp = s.pd_param(w) + 8 * r;
-      pp[0] = Kp;
-      pp[1] = Kd;
-      pp[2] = state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]];
-      pp[3] = type == kActVelocity ? 0.0 : ctrl / g;
-      pp[4] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
-      pp[5] = g * control.ctrl_ff(w)[u];
-      pp[6] = e_lo;
-      pp[7] = e_hi;
+      double* pp = s.pd_param(w) + kNumPdParams * r;
+      pp[kPdKp] = Kp;
+      pp[kPdKd] = Kd;
+      pp[kPdQ0] = state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]];
+      pp[kPdQTarget] = type == kActVelocity ? 0.0 : ctrl / g;
+      pp[kPdVTarget] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
+      pp[kPdFeedForward] = g * control.ctrl_ff(w)[u];
+      pp[kPdEffortLo] = e_lo;
+      pp[kPdEffortHi] = e_hi;
       s.pd_dof(w)[r] = dof;
       ++r;
     }

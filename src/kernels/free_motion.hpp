@@ -14,9 +14,11 @@ namespace sap {
 // Body poses, com-based inertias and dof subspaces of every world at state_in.
 template <class S>
 struct KinematicsKernel {
+  // in
   ModelView m;
   Slab<const double> qpos_in;
-  DataView d;
+  // out
+  DataView d;  // xpos, xquat, xmat, xipos, xanchor, xaxis, cinert, cdof
 
   SAP_HD void operator()(int w, int) const {
     forward_kinematics<S>(m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w));
@@ -30,13 +32,15 @@ struct KinematicsKernel {
 // torque-free body to O(h^3) per step instead of O(h^2) (docs/conventions.md).
 template <class S>
 struct FreeMotionKernel {
+  // in
   ModelView m;
-  ConstStateView state_in;
-  ControlView control;
-  DataView d;
+  ConstStateView state_in;  // q_n, v_n
+  ControlView control;      // motor controls, qfrc_applied
   double h;
-  int coriolis_passes;
-  int* status;  // per world, OR-ed with failure bits
+  int coriolis_passes;      // 0: explicit Coriolis at v_n; else midpoint fixed-point passes
+  // in/out
+  DataView d;    // in: kinematics (KinematicsKernel); out: M, A, v_star, chol (the factor of A)
+  int* status;   // per world, OR-ed with failure bits
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {

@@ -12,21 +12,21 @@
 #include "sap/data.hpp"
 #include "sap/math/quat.hpp"
 #include "sap/model.hpp"
+#include "sap/solver_config.hpp"
 #include "sap/status.hpp"
 
 namespace sap {
 
-enum PositionIntegration : int { kIntegrateMidpoint = 0, kIntegrateSapEuler = 1 };
-
 SAP_HD inline void integrate_positions(const ModelView& m, const double* qpos_in, const double* qvel_in,
-                                       const double* qvel_new, int mode, double h, double* qpos_out) {
+                                       const double* qvel_new, PositionIntegrationMode mode, double h,
+                                       double* qpos_out) {
   for (int j = 0; j < m.njnt; ++j) {
     const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     const int t = m.jnt_type[j];
     const int ndof = joint_nv(t);
     double v[6];
     for (int k = 0; k < ndof; ++k)
-      v[k] = mode == kIntegrateMidpoint ? 0.5 * (qvel_in[da + k] + qvel_new[da + k]) : qvel_new[da + k];
+      v[k] = mode == PositionIntegrationMode::Midpoint ? 0.5 * (qvel_in[da + k] + qvel_new[da + k]) : qvel_new[da + k];
     if (t == kJointHinge || t == kJointSlide) {
       qpos_out[qa] = qpos_in[qa] + h * v[0];
       continue;
@@ -44,13 +44,15 @@ SAP_HD inline void integrate_positions(const ModelView& m, const double* qpos_in
 }
 
 struct IntegrateKernel {
+  // in
   ModelView m;
-  ConstStateView state_in;
-  Slab<const double> qvel_new;
-  StateView state_out;
-  int mode;
+  ConstStateView state_in;      // q_n, v_n
+  Slab<const double> qvel_new;  // v_{n+1} of the solve
+  PositionIntegrationMode mode;
   double h;
-  const int* status;
+  const int* status;            // worlds with failure bits keep their state
+  // out
+  StateView state_out;          // q_{n+1}, v_{n+1} (may alias state_in)
 
   SAP_HD void operator()(int w, int) const {
     double* qo = state_out.qpos(w);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sap/backend/hd.hpp"
+#include "sap/solver_config.hpp"
 
 namespace sap {
 
@@ -20,42 +21,35 @@ struct LineSearchResult {
   bool ok;
 };
 
-struct LineSearchParams {
-  int max_iterations = 40;
-  double rho = 0.8, armijo_c = 1e-4;
-  double relative_slop = 0;  // resolved: 1000 eps
-  double cost_abs_tol = 0, cost_rel_tol = 0;
-};
-
 // monotone_decay: alpha = 2^-j, first candidate with l(alpha) <= l(0) + 1e-14 + 1e-12 |l(0)|;
 // failure when alpha falls below 1e-8 (or the iteration cap).
 template <class S, class Line>
-SAP_HD LineSearchResult<S> line_search_monotone(const Line& line, S cost0, const LineSearchParams& p) {
+SAP_HD LineSearchResult<S> line_search_monotone(const Line& line, S cost0, const SolverConfig& p) {
   const S bound = cost0 + S(1e-14) + S(1e-12) * abs_(cost0);
   S alpha = S(1);
-  for (int it = 1; it <= p.max_iterations && alpha >= S(1e-8); ++it) {
+  for (int it = 1; it <= p.line_search_max_iterations && alpha >= S(1e-8); ++it) {
     const LineEval<S> e = line(alpha, false);
     if (e.cost <= bound) return {alpha, e.cost, it, true};
     alpha *= S(0.5);
   }
-  return {S(0), cost0, p.max_iterations, false};
+  return {S(0), cost0, p.line_search_max_iterations, false};
 }
 
 // armijo_decay: Drake's backtracking. First probe alpha_max = 1/rho (so the second is 1);
 // accepted while still descending there; otherwise walk the grid alpha_max rho^k down to the
 // grid minimum that satisfies Armijo's sufficient decrease l(a) < l(0) + c a l'(0).
 template <class S, class Line>
-SAP_HD LineSearchResult<S> line_search_armijo(const Line& line, S cost0, S d0, const LineSearchParams& p) {
+SAP_HD LineSearchResult<S> line_search_armijo(const Line& line, S cost0, S d0, const SolverConfig& p) {
   const S rho = S(p.rho), c = S(p.armijo_c);
   S alpha = S(1) / rho;
   LineEval<S> e = line(alpha, true);
   int it = 1;
   if (e.d1 < S(0)) return {alpha, e.cost, it, true};
-  const S slop = S(p.relative_slop) / S(10) * max_(S(1), S(0.5) * (abs_(e.cost) + abs_(cost0)));
+  const S slop = S(p.line_search_relative_slop) / S(10) * max_(S(1), S(0.5) * (abs_(e.cost) + abs_(cost0)));
   if (e.d1 < slop) return {alpha, e.cost, it, true};
   auto armijo = [&](S a, S ca) { return ca < cost0 + c * a * d0; };
   S alpha_prev = alpha, cost_prev = e.cost;
-  for (; it < p.max_iterations; ) {
+  for (; it < p.line_search_max_iterations; ) {
     alpha *= rho;
     e = line(alpha, false);
     ++it;
@@ -75,7 +69,7 @@ SAP_HD LineSearchResult<S> line_search_armijo(const Line& line, S cost0, S d0, c
 // (Drake's DoNewtonWithBisectionFallback) on f(alpha) = l'(alpha) / (-l'(0)), f(0) = -1.
 // The guess -l'(0) / l''(alpha_max) is clamped into the bracket (Drake issue #21435).
 template <class S, class Line>
-SAP_HD LineSearchResult<S> line_search_exact(const Line& line, S cost0, S d0, const LineSearchParams& p) {
+SAP_HD LineSearchResult<S> line_search_exact(const Line& line, S cost0, S d0, const SolverConfig& p) {
   const S alpha_max = S(1.5);
   LineEval<S> e = line(alpha_max, true);
   int it = 1;
@@ -89,7 +83,7 @@ SAP_HD LineSearchResult<S> line_search_exact(const Line& line, S cost0, S d0, co
   S x_lo = S(0), x_hi = alpha_max;
   S x = guess, dx = x_lo - x_hi, dx_old = dx;
   S cost_x = cost0;
-  for (; it <= p.max_iterations;) {
+  for (; it <= p.line_search_max_iterations;) {
     e = line(x, true);
     ++it;
     cost_x = e.cost;

@@ -11,26 +11,16 @@
 #include "kernels/cholesky.hpp"
 #include "kernels/line_search.hpp"
 #include "kernels/sap_constraints.hpp"
+#include "kernels/step_params.hpp"
 #include "sap/status.hpp"
 #include "solve_data.hpp"
 
 namespace sap {
 
-enum LineSearchKind : int { kLineSearchMonotone = 0, kLineSearchArmijo = 1, kLineSearchExact = 2 };
 // Which stopping test ended the iteration (StepDiagnostics::exit_reason).
 enum NewtonExit : int { kExitOther = 0, kExitOptimality = 1, kExitCostStall = 2 };
-// Where a world's Newton loop stands between the launches of the split path (newton_int[4]).
+// Where a world's Newton loop stands between the launches of the split path (newton_int[kIterPhase]).
 enum NewtonPhase : int { kNewtonIterating = 0, kNewtonNeedsDirection = 1, kNewtonDone = 2 };
-
-struct NewtonParams {
-  double h = 0;
-  int max_iterations = 100;
-  int line_search = kLineSearchMonotone;
-  LineSearchParams ls;
-  double abs_tol = 1e-14, rel_tol = 1e-6;
-  double cost_abs_tol = 0, cost_rel_tol = 5e-3;
-  bool linear_solve_f32 = false;
-};
 
 // Sums returned by one pass over all constraint rows.
 template <class S>
@@ -40,18 +30,20 @@ struct RowSums {
 
 template <class So>
 struct SapSolveKernel {
+  // in
   ModelView m;
-  ConstStateView state_in;
-  DataView d;
-  SolveView s;
-  NewtonParams p;
-  int* status;
+  ConstStateView state_in;  // qvel: the warm start v_n
+  StepParams p;
+  // in/out
+  DataView d;    // in: A, v_star; scratch: chol, chol_first (the factor of H)
+  SolveView s;   // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
+  int* status;   // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
 
   // vc = J x for every row (x = v or dv), into out (nrow).
   template <class Team>
   SAP_HD void jacobian_product(int w, Team& team, const double* x, double* out) const {
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
-    const int lim0 = 3 * s.size.ncmax, pd0 = lim0 + s.size.nlim;
+    const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
     for (int c = team.rank(); c < nc; c += team.size()) {
       const int nj = s.con_jac_n(w)[c];
       const int* dof = s.con_jac_dof(w) + s.size.njac * c;
@@ -68,7 +60,7 @@ struct SapSolveKernel {
       out[3 * c + 2] = e;
     }
     for (int r = team.rank(); r < nl; r += team.size())
-      out[lim0 + r] = s.lim_param(w)[3 * r] * x[s.lim_dof(w)[r]];
+      out[lim0 + r] = s.lim_param(w)[kNumLimitParams * r + kLimSign] * x[s.lim_dof(w)[r]];
     for (int r = team.rank(); r < npd; r += team.size()) out[pd0 + r] = x[s.pd_dof(w)[r]];
     team.sync();
   }
@@ -78,13 +70,13 @@ struct SapSolveKernel {
   template <class Team>
   SAP_HD RowSums<So> evaluate_rows(int w, Team& team, So alpha, bool store, bool want_hessian) const {
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
-    const int lim0 = 3 * s.size.ncmax, pd0 = lim0 + s.size.nlim;
+    const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
     const double* vc = s.vc(w);
     const double* dvc = s.dvc(w);
     RowSums<So> sum{So(0), So(0), So(0)};
     for (int c = team.rank(); c < nc; c += team.size()) {
-      const double* prm = s.con_param(w) + 4 * c;
-      const FrictionConeParams<So> cp{So(prm[0]), So(prm[1]), So(prm[2]), So(prm[3])};
+      const double* prm = s.con_param(w) + kNumContactParams * c;
+      const FrictionConeParams<So> cp{So(prm[kConRt]), So(prm[kConRn]), So(prm[kConVhatN]), So(prm[kConMu])};
       So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
       for (int k = 0; k < 3; ++k) {
         dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
@@ -105,21 +97,22 @@ struct SapSolveKernel {
       }
     }
     for (int r = team.rank(); r < nl; r += team.size()) {
-      const double* lp = s.lim_param(w) + 3 * r;
+      const double* lp = s.lim_param(w) + kNumLimitParams * r;
       const So dx = alpha != So(0) || want_hessian ? So(dvc[lim0 + r]) : So(0);  // as contact rows: dvc may be stale
       const So x = So(vc[lim0 + r]) + alpha * dx;
       So gamma, G;
-      sum.cost += limit_row<So>(So(lp[1]), So(lp[2]), x, &gamma, &G);
+      sum.cost += limit_row<So>(So(lp[kLimR]), So(lp[kLimVhat]), x, &gamma, &G);
       sum.dvc_gamma += dx * gamma;
       sum.dvc_G_dvc += dx * G * dx;
       if (store) {
         s.gamma(w)[lim0 + r] = double(gamma);
-        s.G(w)[6 * s.size.ncmax + r] = double(G);
+        s.G(w)[s.size.limit_G(r)] = double(G);
       }
     }
     for (int r = team.rank(); r < npd; r += team.size()) {
-      const double* pp = s.pd_param(w) + 8 * r;
-      const PdParams<So> pd{So(pp[0]), So(pp[1]), So(pp[2]), So(pp[3]), So(pp[4]), So(pp[5]), So(pp[6]), So(pp[7])};
+      const double* pp = s.pd_param(w) + kNumPdParams * r;
+      const PdParams<So> pd{So(pp[kPdKp]),         So(pp[kPdKd]),       So(pp[kPdQ0]),       So(pp[kPdQTarget]),
+                            So(pp[kPdVTarget]),    So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
       const So dx = alpha != So(0) || want_hessian ? So(dvc[pd0 + r]) : So(0);
       const So x = So(vc[pd0 + r]) + alpha * dx;
       So gamma, G;
@@ -128,7 +121,7 @@ struct SapSolveKernel {
       sum.dvc_G_dvc += dx * G * dx;
       if (store) {
         s.gamma(w)[pd0 + r] = double(gamma);
-        s.G(w)[6 * s.size.ncmax + s.size.nlim + r] = double(G);
+        s.G(w)[s.size.pd_G(r)] = double(G);
       }
     }
     sum.cost = team.reduce_sum(sum.cost);
@@ -157,7 +150,7 @@ struct SapSolveKernel {
     if (team.rank() == 0) {
       for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
       const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
-      const int lim0 = 3 * s.size.ncmax, pd0 = lim0 + s.size.nlim;
+      const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
       const double* gamma = s.gamma(w);
       for (int c = 0; c < nc; ++c) {
         const int nj = s.con_jac_n(w)[c];
@@ -169,7 +162,7 @@ struct SapSolveKernel {
       }
       for (int r = 0; r < nl; ++r) {
         const int dof = s.lim_dof(w)[r];
-        jtg[dof] = double(So(jtg[dof]) + So(s.lim_param(w)[3 * r]) * So(gamma[lim0 + r]));
+        jtg[dof] = double(So(jtg[dof]) + So(s.lim_param(w)[kNumLimitParams * r + kLimSign]) * So(gamma[lim0 + r]));
       }
       for (int r = 0; r < npd; ++r) {
         const int dof = s.pd_dof(w)[r];
@@ -212,9 +205,9 @@ struct SapSolveKernel {
     }
     for (int i = team.rank(); i < nv; i += team.size()) {
       for (int r = 0; r < nl; ++r)
-        if (s.lim_dof(w)[r] == i) H[i * ld + i] += s.G(w)[6 * s.size.ncmax + r];
+        if (s.lim_dof(w)[r] == i) H[i * ld + i] += s.G(w)[s.size.limit_G(r)];
       for (int r = 0; r < npd; ++r)
-        if (s.pd_dof(w)[r] == i) H[i * ld + i] += s.G(w)[6 * s.size.ncmax + s.size.nlim + r];
+        if (s.pd_dof(w)[r] == i) H[i * ld + i] += s.G(w)[s.size.pd_G(r)];
     }
     team.sync();
   }
@@ -242,14 +235,14 @@ struct SapSolveKernel {
   // The same two steps in the linear-solve precision of the parameters (split path).
   template <class Team>
   SAP_HD void load_newton_system_in_solve_precision(int w, Team& team) const {
-    if (p.linear_solve_f32)
+    if (p.config.contact_linear_solve_precision == Precision::F32)
       load_newton_system<float>(w, team);
     else
       load_newton_system<double>(w, team);
   }
   template <class Team>
   SAP_HD void store_direction_in_solve_precision(int w, Team& team) const {
-    if (p.linear_solve_f32)
+    if (p.config.contact_linear_solve_precision == Precision::F32)
       store_direction<float>(w, team);
     else
       store_direction<double>(w, team);
@@ -314,7 +307,7 @@ struct SapSolveKernel {
     const int nrow_used = s.con_count(w)[0] + s.lim_count(w)[0] + s.size.npd;
     if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
-      if (team.rank() == 0) s.cost(w)[1] = s.cost(w)[2] = 0;  // residual ratio and |D g|
+      if (team.rank() == 0) s.cost(w)[kCostResidualRatio] = s.cost(w)[kCostOptimality] = 0;
       it.flags = kStatusConverged;
       it.phase = kDone;
       team.sync();
@@ -354,11 +347,11 @@ struct SapSolveKernel {
     av2 = team.reduce_sum(av2);
     const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
     const So scale = sqrt_(max_(av2, jg2));
-    const So threshold = So(p.abs_tol) + So(p.rel_tol) * scale;
+    const So threshold = So(p.config.abs_tol) + So(p.config.rel_tol) * scale;
     const So cost = it.cost, cost_prev = it.cost_prev;
     const bool cost_ok = it.k > 0 &&
-                         abs_(cost_prev - cost) < So(p.cost_abs_tol) +
-                                                      So(p.cost_rel_tol) * S_half() * (abs_(cost) + abs_(cost_prev)) &&
+                         abs_(cost_prev - cost) < So(p.config.cost_abs_tol) + So(p.config.cost_rel_tol) * S_half() *
+                                                                            (abs_(cost) + abs_(cost_prev)) &&
                          it.alpha > S_half();
     it.phase = kDone;
     if (!isfinite_(cost) || !isfinite_(r)) {
@@ -366,8 +359,8 @@ struct SapSolveKernel {
       return false;
     }
     if (team.rank() == 0) {
-      s.cost(w)[1] = double(r / max_(threshold, So(1e-30)));
-      s.cost(w)[2] = double(r);
+      s.cost(w)[kCostResidualRatio] = double(r / max_(threshold, So(1e-30)));
+      s.cost(w)[kCostOptimality] = double(r);
       if (it.k < s.size.ntrace) s.cost_trace(w)[it.k] = double(cost);
     }
     if (r <= threshold || cost_ok) {
@@ -375,7 +368,7 @@ struct SapSolveKernel {
       it.exit_reason = r <= threshold ? kExitOptimality : kExitCostStall;
       return false;
     }
-    if (it.k == p.max_iterations) {
+    if (it.k == p.config.max_iterations) {
       it.flags |= kStatusIterationLimit;
       return false;
     }
@@ -417,12 +410,12 @@ struct SapSolveKernel {
       return e;
     };
     LineSearchResult<So> ls;
-    if (p.line_search == kLineSearchExact)
-      ls = line_search_exact<So>(line, cost, d0, p.ls);
-    else if (p.line_search == kLineSearchArmijo)
-      ls = line_search_armijo<So>(line, cost, d0, p.ls);
+    if (p.config.line_search_variant == LineSearchVariant::ExactRoot)
+      ls = line_search_exact<So>(line, cost, d0, p.config);
+    else if (p.config.line_search_variant == LineSearchVariant::ArmijoDecay)
+      ls = line_search_armijo<So>(line, cost, d0, p.config);
     else
-      ls = line_search_monotone<So>(line, cost, p.ls);
+      ls = line_search_monotone<So>(line, cost, p.config);
     it.ls_total += ls.iterations;
     if (!ls.ok) {
       it.flags |= kStatusLineSearchFailed;
@@ -440,10 +433,10 @@ struct SapSolveKernel {
   template <class Team>
   SAP_HD void finish(int w, Team& team, const NewtonIterate& it) const {
     if (team.rank() == 0) {
-      s.stats(w)[0] = it.k;
-      s.stats(w)[1] = it.ls_total;
-      s.stats(w)[3] = it.exit_reason;
-      s.cost(w)[0] = double(it.cost);
+      s.stats(w)[kStatNewtonIterations] = it.k;
+      s.stats(w)[kStatLineSearchIterations] = it.ls_total;
+      s.stats(w)[kStatExitReason] = it.exit_reason;
+      s.cost(w)[kCostFinal] = double(it.cost);
       status[w] |= it.flags;
     }
     team.sync();
@@ -454,15 +447,15 @@ struct SapSolveKernel {
     NewtonIterate it;
     const double* r = s.newton_real(w);
     const int* n = s.newton_int(w);
-    it.cost = So(r[0]);
-    it.cost_prev = So(r[1]);
-    it.alpha = So(r[2]);
-    it.rows_cost = So(r[3]);
-    it.k = n[0];
-    it.ls_total = n[1];
-    it.flags = n[2];
-    it.exit_reason = n[3];
-    it.phase = n[4];
+    it.cost = So(r[kIterCost]);
+    it.cost_prev = So(r[kIterCostPrev]);
+    it.alpha = So(r[kIterAlpha]);
+    it.rows_cost = So(r[kIterRowsCost]);
+    it.k = n[kIterK];
+    it.ls_total = n[kIterLineSearchTotal];
+    it.flags = n[kIterFlags];
+    it.exit_reason = n[kIterExitReason];
+    it.phase = n[kIterPhase];
     return it;
   }
   template <class Team>
@@ -471,15 +464,15 @@ struct SapSolveKernel {
     if (team.rank() == 0) {
       double* r = s.newton_real(w);
       int* n = s.newton_int(w);
-      r[0] = double(it.cost);
-      r[1] = double(it.cost_prev);
-      r[2] = double(it.alpha);
-      r[3] = double(it.rows_cost);
-      n[0] = it.k;
-      n[1] = it.ls_total;
-      n[2] = it.flags;
-      n[3] = it.exit_reason;
-      n[4] = it.phase;
+      r[kIterCost] = double(it.cost);
+      r[kIterCostPrev] = double(it.cost_prev);
+      r[kIterAlpha] = double(it.alpha);
+      r[kIterRowsCost] = double(it.rows_cost);
+      n[kIterK] = it.k;
+      n[kIterLineSearchTotal] = it.ls_total;
+      n[kIterFlags] = it.flags;
+      n[kIterExitReason] = it.exit_reason;
+      n[kIterPhase] = it.phase;
     }
     team.sync();
   }
@@ -490,7 +483,8 @@ struct SapSolveKernel {
     NewtonIterate it;
     begin(w, team, it);
     while (it.phase != kDone && head(w, team, it)) {
-      const bool ok = p.linear_solve_f32 ? newton_direction<float>(w, team) : newton_direction<double>(w, team);
+      const bool ok = p.config.contact_linear_solve_precision == Precision::F32 ? newton_direction<float>(w, team)
+                                                                                   : newton_direction<double>(w, team);
       if (!tail(w, team, it, ok)) break;
     }
     finish(w, team, it);
