@@ -335,4 +335,46 @@ void check_common_options(const CommonOptions& o) {
   if (o.scene_path.empty()) throw UsageError("missing SCENE (a JSON scene file or an MJCF .xml file)");
 }
 
+void parse_arguments(int argc, char** argv, const char* help, CommonOptions& o,
+                     const std::function<bool(ArgReader& r, const std::string& a)>& tool_option) {
+  ArgReader r(argc, argv);
+  while (!r.done()) {
+    const std::string a = r.next();
+    if (a == "-h" || a == "--help") print_help_and_exit(help);
+    if (!tool_option(r, a)) {
+      parse_common_option(r, a, o);
+      continue;
+    }
+    if (r.has_inline_value()) throw UsageError("option " + a + " takes no value");
+  }
+  check_common_options(o);
+}
+
+nlohmann::json record_header(const char* tool, const Scene& scene, const std::string& scene_file) {
+  nlohmann::json j;
+  j["tool"] = tool;
+  j["format_version"] = 1;
+  j["date"] = iso_time_now();
+  j["scene"] = scene.name;
+  j["scene_file"] = scene_file;
+  return j;
+}
+
+int tool_main(const char* tool, int (*run)(int, char**), int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n(see %s --help)\n", tool, e.what(), tool);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+    return 1;
+  }
+}
+
+void print_help_and_exit(const char* help) {
+  std::fputs(help, stdout);
+  std::exit(0);
+}
+
 }  // namespace sap::bench

@@ -1,10 +1,12 @@
-// Shared pieces of sap_bench and sap_ablate: command-line parsing with clear errors, scene
-// loading (JSON scenes and bare MJCF files), solver-option overrides, host information,
-// integer histograms for iteration statistics, and a terminal progress bar.
+// Shared pieces of sap_bench, sap_ablate and sap_longrun: main()'s error handling and exit
+// codes, command-line parsing with clear errors, scene loading (JSON scenes and bare MJCF files),
+// solver-option overrides, host information, integer histograms for iteration statistics, and a
+// terminal progress bar.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,6 +24,15 @@ namespace sap::bench {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The main() of every bench tool: returns run(argc, argv) (0 success; a tool may return other
+// codes, e.g. 3 for failed world-steps). A UsageError prints "TOOL: error: WHAT" and
+// "(see TOOL --help)" on stderr and gives 2; any other exception prints "TOOL: error: WHAT" and
+// gives 1.
+int tool_main(const char* tool, int (*run)(int, char**), int argc, char** argv);
+
+// Prints `help` on stdout and exits with 0 (-h, --help).
+[[noreturn]] void print_help_and_exit(const char* help);
 
 // Walks argv. Options take their value as the next argument or after '=' (--steps=100).
 class ArgReader {
@@ -75,6 +86,13 @@ struct CommonOptions {
 void parse_common_option(ArgReader& r, const std::string& a, CommonOptions& o);
 // After the loop: a scene was given.
 void check_common_options(const CommonOptions& o);
+// The option loop of a tool built on CommonOptions: -h/--help prints `help` and exits 0; every
+// other argument goes first to `tool_option`, which returns true when the option is its own
+// (reading any value with r.value(a)); an own option that did not read its inline value is an
+// error ("--steps" fine, "--quiet=1" not); all else goes to parse_common_option. Ends with
+// check_common_options.
+void parse_arguments(int argc, char** argv, const char* help, CommonOptions& o,
+                     const std::function<bool(ArgReader& r, const std::string& a)>& tool_option);
 
 // Solver overrides from the command line: --preset, --line-search, --set key=value (in order).
 struct SolverOverrides {
@@ -131,6 +149,9 @@ class Progress {
 };
 bool stderr_is_terminal();
 
+// The fields every JSON record starts with: tool, format_version (1), date, scene (its name) and
+// scene_file (the path as given).
+nlohmann::json record_header(const char* tool, const Scene& scene, const std::string& scene_file);
 // A JSON number, or null when not finite (JSON has no NaN/Inf).
 nlohmann::json finite_or_null(double x);
 // Writes `j` to `path` (indent < 0: compact); throws std::runtime_error naming the file on failure.

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -110,13 +109,8 @@ VariantSpec parse_variant(const std::string& text) {
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  ArgReader r(argc, argv);
-  while (!r.done()) {
-    const std::string a = r.next();
-    if (a == "-h" || a == "--help") {
-      std::cout << kHelp;
-      std::exit(0);
-    } else if (a == "--worlds") {
+  parse_arguments(argc, argv, kHelp, o, [&](ArgReader& r, const std::string& a) {
+    if (a == "--worlds") {
       o.worlds = static_cast<int>(parse_int(a, r.value(a), 1, 1 << 24));
     } else if (a == "--steps") {
       o.steps = parse_int(a, r.value(a), 1, 1LL << 40);
@@ -138,12 +132,10 @@ Options parse_options(int argc, char** argv) {
     } else if (a == "--json") {
       o.json_path = r.value(a);
     } else {
-      parse_common_option(r, a, o);
-      continue;
+      return false;
     }
-    if (r.has_inline_value()) throw UsageError("option " + a + " takes no value");
-  }
-  check_common_options(o);
+    return true;
+  });
   return o;
 }
 
@@ -311,12 +303,7 @@ int run(int argc, char** argv) {
 
   // ---- outputs
   using nlohmann::json;
-  json j;
-  j["tool"] = "sap_ablate";
-  j["format_version"] = 1;
-  j["date"] = iso_time_now();
-  j["scene"] = scene.name;
-  j["scene_file"] = o.scene_path;
+  json j = record_header("sap_ablate", scene, o.scene_path);
   j["device"] = vars[0].sim->context().device_name();
   j["cpu_model"] = cpu_model_name();
   j["mode"] = o.one_step ? "one-step" : "trajectory";
@@ -413,14 +400,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace sap::bench
 
-int main(int argc, char** argv) {
-  try {
-    return sap::bench::run(argc, argv);
-  } catch (const sap::bench::UsageError& e) {
-    std::fprintf(stderr, "sap_ablate: error: %s\n(see sap_ablate --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sap_ablate: error: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return sap::bench::tool_main("sap_ablate", sap::bench::run, argc, argv); }

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <new>
 #include <set>
@@ -74,14 +73,9 @@ struct Options : CommonOptions {
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  ArgReader r(argc, argv);
   const int kMaxWorlds = 1 << 24;
-  while (!r.done()) {
-    const std::string a = r.next();
-    if (a == "-h" || a == "--help") {
-      std::cout << kHelp;
-      std::exit(0);
-    } else if (a == "--worlds") {
+  parse_arguments(argc, argv, kHelp, o, [&](ArgReader& r, const std::string& a) {
+    if (a == "--worlds") {
       o.worlds = static_cast<int>(parse_int(a, r.value(a), 1, kMaxWorlds));
     } else if (a == "--steps") {
       o.steps = parse_int(a, r.value(a), 1, 1LL << 40);
@@ -107,12 +101,10 @@ Options parse_options(int argc, char** argv) {
       o.scaling_max = static_cast<int>(parse_int(a, r.value(a), 1, kMaxWorlds));
       o.scaling_mode = true;
     } else {
-      parse_common_option(r, a, o);
-      continue;
+      return false;
     }
-    if (r.has_inline_value()) throw UsageError("option " + a + " takes no value");
-  }
-  check_common_options(o);
+    return true;
+  });
   if (o.scaling_mode) {
     if (o.worlds > 0) throw UsageError("--worlds and --scaling/--scaling-max exclude each other");
     if (o.scaling.empty())
@@ -355,12 +347,7 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
 nlohmann::json meta_json(const Scene& scene, const Options& o, const SolverOptions& solver, int max_rigid_contact,
                          const RunResult& any) {
   using nlohmann::json;
-  json j;
-  j["tool"] = "sap_bench";
-  j["format_version"] = 1;
-  j["date"] = iso_time_now();
-  j["scene"] = scene.name;
-  j["scene_file"] = o.scene_path;
+  json j = record_header("sap_bench", scene, o.scene_path);
   j["backend"] = any.device.rfind("CPU", 0) == 0 ? "cpu" : "cuda";
   j["device"] = any.device;
   j["threads"] = any.threads;
@@ -562,14 +549,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace sap::bench
 
-int main(int argc, char** argv) {
-  try {
-    return sap::bench::run(argc, argv);
-  } catch (const sap::bench::UsageError& e) {
-    std::fprintf(stderr, "sap_bench: error: %s\n(see sap_bench --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "sap_bench: error: %s\n", e.what());
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return sap::bench::tool_main("sap_bench", sap::bench::run, argc, argv); }

@@ -14,7 +14,7 @@ Commands (run from anywhere; Drake is installed on first use into <repo>/.venv-d
   python3 tools/drake_reference.py probe                  # one-step experiments on Drake's rules
   python3 tools/drake_reference.py setup                  # only create the venv / install Drake
 
-The numpy SAP in `verify` re-implements shared/sap_math.md (contact, limit and PD constraints,
+The numpy SAP in `verify` re-implements docs/sap-math.md (contact, limit and PD constraints,
 Newton with an exact line search) on top of Drake's kinematics (M, bias, Jacobians) and our own
 sphere/half-space geometry from the fixture; agreement with Drake's next-step velocities to the
 solver tolerance validates both the formulas and the fixture's scene description.
@@ -732,7 +732,7 @@ def cmd_generate(args, argv):
 
 
 # ----------------------------------------------------------------------------------------------
-# Independent numpy SAP (shared/sap_math.md) on Drake's kinematics, for `verify` and `probe`.
+# Independent numpy SAP (docs/sap-math.md §2-§7) on Drake's kinematics, for `verify` and `probe`.
 # ----------------------------------------------------------------------------------------------
 class Constraint:
     __slots__ = ("kind", "J", "R", "vhat", "mu", "pd", "info")
@@ -891,7 +891,7 @@ def geometry_contacts(scene, plant, pc, bodies):
 
 
 def build_sap_problem(scene, plant, pc, bodies, joints):
-    """A, v*, constraints at the context's state, following shared/sap_math.md."""
+    """A, v*, constraints at the context's state, following docs/sap-math.md §1-§5."""
     import numpy as np
     from pydrake.multibody.tree import JacobianWrtVariable
     h = scene["time_step"]
