@@ -1,6 +1,6 @@
 // Stage 2: contact frames, tree-sparse contact Jacobians, contact weights w_i, regularisation
-// R_i and bias v_hat_i (sap_math.md 2.1-2.2; spec "contact_weight_mode", "contact_point_mode"),
-// plus the limit and PD rows (sap_math.md 5.1-5.2). One team per world.
+// R_i and bias v_hat_i (docs/sap-math.md §3.1-§3.3; spec "contact_weight_mode", "contact_point_mode"),
+// plus the limit and PD rows (docs/sap-math.md §4 limits, §5 PD). One team per world.
 #pragma once
 
 #include "kernels/sap_constraints.hpp"

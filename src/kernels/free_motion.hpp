@@ -1,4 +1,4 @@
-// Stage 1: kinematics and free motion (sap_math.md section 1).
+// Stage 1: kinematics and free motion (docs/sap-math.md §1).
 //   A  = M(q) + h diag(D)                       (M includes armature)
 //   k  = tau_applied + tau_motor + tau_spring - bias(q, v) - D v
 //   v* = v + h A^-1 k                             (damping implicit through h D in A)

@@ -1,4 +1,4 @@
-// Stage 4: position update q_{n+1} = Phi(q_n, v, h) from a velocity v that is either the solved
+// Stage 4 (docs/sap-math.md §8): position update q_{n+1} = Phi(q_n, v, h) from a velocity v that is either the solved
 // v_{n+1} (sap_euler) or the midpoint (v_n + v_{n+1}) / 2 (midpoint).
 // Hinge/slide: q += h v. Free: p += h v_lin (world). Quaternions (w in the body frame):
 //   q <- normalize(q * (1, h w / 2)) = normalize(q + h N(q) w),  N(q) w = 1/2 q * (0, w),

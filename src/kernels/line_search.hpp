@@ -1,4 +1,4 @@
-// Line searches along v(alpha) = v + alpha dv (sap_math.md section 4, spec "line_search_variant").
+// Line searches along v(alpha) = v + alpha dv (docs/sap-math.md §7, spec "line_search_variant").
 // `line(alpha, need_derivatives)` is called by every team member together and returns the same
 // LineEval on all of them (values are team reductions), so control flow stays uniform.
 #pragma once

@@ -1,4 +1,4 @@
-// Stage 3: the SAP Newton solve of one world (sap_math.md section 3):
+// Stage 3: the SAP Newton solve of one world (docs/sap-math.md §2 and §6; stopping tests §6.2):
 //   minimise l(v) = 1/2 (v - v*)^T A (v - v*) + sum_i l_i(J_i v)
 //   gradient  g = A (v - v*) - J^T gamma,   Hessian  H = A + sum_i J_i^T G_i J_i
 //   stop when |D g| <= eps_a + eps_r max(|D A v|, |D J^T gamma|), D = diag(A)^-1/2, or on the

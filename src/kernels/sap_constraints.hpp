@@ -1,4 +1,4 @@
-// SAP constraint functions (sap_math.md sections 2 and 5): for a constraint velocity vc each
+// SAP constraint functions (docs/sap-math.md §3.4-§3.6, §4, §5): for a constraint velocity vc each
 // returns the cost l(vc), the impulse gamma = -dl/dvc and the Hessian G = d^2 l / dvc^2 =
 // -dgamma/dvc (symmetric positive semi-definite). Written once for host and device.
 #pragma once
