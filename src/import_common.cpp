@@ -1,3 +1,5 @@
+// Shared pieces of the MJCF and URDF importers (import_common.hpp): located diagnostics,
+// attribute parsing, composite mass properties and the contact-material rule.
 #include "import_common.hpp"
 
 #include <tinyxml2.h>
@@ -44,6 +46,8 @@ void Reporter::flush(ImportReport* report) const {
   }
 }
 
+// Numbers separated by white space or commas, each read by strtod ("1e-3" and "inf" are
+// numbers to strtod; the non-finite ones are rejected here).
 std::vector<double> parse_numbers(const std::string& where, const char* name, const char* text, int min_count,
                                   int max_count) {
   std::vector<double> out;
@@ -176,6 +180,8 @@ void combine_mass_parts(const std::vector<MassPart>& parts, double& mass, Vec3d&
   }
 }
 
+// The rule of import_common.hpp: w = 1 / (tc zeta) and 2 zeta w = 2 / tc for solref (tc, zeta);
+// w^2 = stiffness and 2 zeta w = damping for a negative solref.
 ContactMaterial contact_material(const double solref[2], double mass_scale, bool is_static) {
   double w2, two_zeta_w;
   if (solref[0] > 0) {

@@ -743,6 +743,8 @@ class MjcfImporter {
     }
   }
 
+  // A joint's pos and axis are written in `frame` (the body, or a <frame> inside it); the model
+  // wants them in the body frame: pos_body = frame.pos + R(frame) pos, axis_body = R(frame) axis.
   void read_joint(const Node& n, int body, int cls, const Transform& frame) {
     JointAttrs a;
     std::string name;
@@ -936,6 +938,8 @@ class MjcfImporter {
         import::combine_mass_parts(b.geom_mass, b.mass, b.com, b.inertia);
       }
       if (boundmass_ > 0) b.mass = std::max(b.mass, boundmass_);
+      // MuJoCo's boundinertia / balanceinertia act on the principal moments: I = V diag(d) V^T,
+      // d_k >= boundinertia, and d set to its mean when it violates the triangle inequality.
       if (boundinertia_ > 0 || balanceinertia_) {
         Eigen::Matrix3d I;
         I << b.inertia[0], b.inertia[3], b.inertia[4], b.inertia[3], b.inertia[1], b.inertia[5], b.inertia[4],
@@ -960,6 +964,8 @@ class MjcfImporter {
   }
 
   // ---------------------------------------------------------------- emission
+  // Bodies, joints and geoms in MuJoCo's order. A geom's contact stiffness follows the mass of
+  // the kinematic tree it moves with (import::contact_material), so tree masses come first.
   void emit_bodies() {
     // Mass of the kinematic tree (subtree of the top-level ancestor) of every body.
     const std::size_t nb = bodies_.size();
