@@ -1,3 +1,5 @@
+// Shared pieces of the MJCF and URDF importers (import_common.hpp): located diagnostics,
+// attribute parsing, composite mass properties and the contact-material rule.
 #include "import_common.hpp"
 
 #include <tinyxml2.h>
@@ -44,6 +46,8 @@ void Reporter::flush(ImportReport* report) const {
   }
 }
 
+// Numbers separated by white space or commas, each read by strtod ("1e-3" and "inf" are
+// numbers to strtod; the non-finite ones are rejected here).
 std::vector<double> parse_numbers(const std::string& where, const char* name, const char* text, int min_count,
                                   int max_count) {
   std::vector<double> out;
@@ -130,134 +134,29 @@ bool read_string(const tinyxml2::XMLElement* e, const char* name, std::string& o
   return true;
 }
 
-Quatd quat_mul(const Quatd& a, const Quatd& b) {
-  return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-          a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-}
-
-Quatd quat_normalize(const Quatd& q) {
-  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (!(n > 1e-15)) throw std::invalid_argument("zero quaternion");
-  return {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
-}
-
-Vec3d quat_rotate(const Quatd& q, const Vec3d& v) {
-  // v + 2w (u x v) + 2 u x (u x v)
-  const double ux = q[1], uy = q[2], uz = q[3];
-  const double tx = 2 * (uy * v[2] - uz * v[1]), ty = 2 * (uz * v[0] - ux * v[2]), tz = 2 * (ux * v[1] - uy * v[0]);
-  return {v[0] + q[0] * tx + (uy * tz - uz * ty), v[1] + q[0] * ty + (uz * tx - ux * tz),
-          v[2] + q[0] * tz + (ux * ty - uy * tx)};
-}
-
-double norm3(const Vec3d& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
-
-Quatd quat_from_axis_angle(const Vec3d& axis, double angle) {
-  const double n = norm3(axis);
-  if (!(n > 1e-15)) throw std::invalid_argument("zero rotation axis");
-  const double s = std::sin(0.5 * angle) / n;
-  return {std::cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s};
-}
-
-Quatd quat_z_to(const Vec3d& vec) {
-  // axis = z x vec = (-vec_y, vec_x, 0)
-  Vec3d axis{-vec[1], vec[0], 0.0};
-  const double s = norm3(axis);
-  if (s < 1e-10) {
-    axis = {1, 0, 0};
-  } else {
-    axis = {axis[0] / s, axis[1] / s, 0.0};
-  }
-  const double ang = std::atan2(s, vec[2]);
-  const double c = std::cos(0.5 * ang), sn = std::sin(0.5 * ang);
-  return {c, axis[0] * sn, axis[1] * sn, axis[2] * sn};
-}
-
-namespace {
-Quatd quat_from_columns(const Vec3d& x, const Vec3d& y, const Vec3d& z) {
-  // Shepperd's method on R = [x y z] (columns).
-  const double r00 = x[0], r10 = x[1], r20 = x[2], r01 = y[0], r11 = y[1], r21 = y[2], r02 = z[0], r12 = z[1], r22 = z[2];
-  const double tr = r00 + r11 + r22;
-  Quatd q;
-  if (tr > 0) {
-    const double s = std::sqrt(tr + 1.0) * 2;
-    q = {0.25 * s, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s};
-  } else if (r00 > r11 && r00 > r22) {
-    const double s = std::sqrt(1.0 + r00 - r11 - r22) * 2;
-    q = {(r21 - r12) / s, 0.25 * s, (r01 + r10) / s, (r02 + r20) / s};
-  } else if (r11 > r22) {
-    const double s = std::sqrt(1.0 + r11 - r00 - r22) * 2;
-    q = {(r02 - r20) / s, (r01 + r10) / s, 0.25 * s, (r12 + r21) / s};
-  } else {
-    const double s = std::sqrt(1.0 + r22 - r00 - r11) * 2;
-    q = {(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, 0.25 * s};
-  }
-  return quat_normalize(q);
-}
-}  // namespace
-
-Quatd quat_from_xyaxes(const Vec3d& xin, const Vec3d& yin) {
-  const double nx = norm3(xin);
-  if (!(nx > 1e-15)) throw std::invalid_argument("zero x axis");
-  const Vec3d x{xin[0] / nx, xin[1] / nx, xin[2] / nx};
-  const double d = x[0] * yin[0] + x[1] * yin[1] + x[2] * yin[2];
-  Vec3d y{yin[0] - d * x[0], yin[1] - d * x[1], yin[2] - d * x[2]};
-  const double ny = norm3(y);
-  if (!(ny > 1e-15)) throw std::invalid_argument("y axis is zero or parallel to the x axis");
-  y = {y[0] / ny, y[1] / ny, y[2] / ny};
-  const Vec3d z{x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]};
-  return quat_from_columns(x, y, z);
-}
-
-Quatd quat_from_euler(const Vec3d& angles, const std::string& seq) {
-  Quatd q{1, 0, 0, 0};
-  for (int i = 0; i < 3; ++i) {
-    const char c = seq[static_cast<std::size_t>(i)];
-    const double h = 0.5 * angles[static_cast<std::size_t>(i)];
-    Quatd r{std::cos(h), 0, 0, 0};
-    const double s = std::sin(h);
-    if (c == 'x' || c == 'X') r[1] = s;
-    else if (c == 'y' || c == 'Y') r[2] = s;
-    else r[3] = s;
-    // Moving axes compose on the right (q r), fixed axes on the left (r q).
-    q = (c == 'x' || c == 'y' || c == 'z') ? quat_mul(q, r) : quat_mul(r, q);
-  }
-  return q;
-}
-
-Quatd quat_from_rpy(const Vec3d& rpy) { return quat_from_euler(rpy, "XYZ"); }
-
-namespace {
-// Row-major 3x3 of a quaternion.
-std::array<double, 9> rotation(const Quatd& qin) {
-  const Quatd q = quat_normalize(qin);
-  const double w = q[0], x = q[1], y = q[2], z = q[3];
-  return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-          2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-          2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-}
-}  // namespace
-
-Sym6 rotate_inertia(const Quatd& q, const Sym6& I) {
-  const std::array<double, 9> R = rotation(q);
+// I' = R I R^T: the inertia of a solid whose principal (or given) axes are rotated by q.
+// Written out as sums from zero, the order the importers have always used.
+Sym6 rotate_inertia(const Quat<double>& q, const Sym6& I) {
+  const Mat3<double> R = rotation_matrix(q);
   const double A[9] = {I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2]};
   double RA[9], out[9];
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) {
       double s = 0;
-      for (int k = 0; k < 3; ++k) s += R[static_cast<std::size_t>(3 * r + k)] * A[3 * k + c];
+      for (int k = 0; k < 3; ++k) s += R(r, k) * A[3 * k + c];
       RA[3 * r + c] = s;
     }
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) {
       double s = 0;
-      for (int k = 0; k < 3; ++k) s += RA[3 * r + k] * R[static_cast<std::size_t>(3 * c + k)];
+      for (int k = 0; k < 3; ++k) s += RA[3 * r + k] * R(c, k);
       out[3 * r + c] = s;
     }
   // Symmetrize (round-off).
   return {out[0], out[4], out[8], 0.5 * (out[1] + out[3]), 0.5 * (out[2] + out[6]), 0.5 * (out[5] + out[7])};
 }
 
-Sym6 rotate_diagonal_inertia(const Quatd& q, const Vec3d& d) { return rotate_inertia(q, {d[0], d[1], d[2], 0, 0, 0}); }
+Sym6 rotate_diagonal_inertia(const Quat<double>& q, const Vec3d& d) { return rotate_inertia(q, {d[0], d[1], d[2], 0, 0, 0}); }
 
 void combine_mass_parts(const std::vector<MassPart>& parts, double& mass, Vec3d& com, Sym6& inertia) {
   mass = 0;
@@ -281,6 +180,8 @@ void combine_mass_parts(const std::vector<MassPart>& parts, double& mass, Vec3d&
   }
 }
 
+// The rule of import_common.hpp: w = 1 / (tc zeta) and 2 zeta w = 2 / tc for solref (tc, zeta);
+// w^2 = stiffness and 2 zeta w = damping for a negative solref.
 ContactMaterial contact_material(const double solref[2], double mass_scale, bool is_static) {
   double w2, two_zeta_w;
   if (solref[0] > 0) {

@@ -1,5 +1,6 @@
 // Shared pieces of the MJCF and URDF importers (host only): located diagnostics, attribute
-// parsing, rotation conventions, composite mass properties and the contact-material rule.
+// parsing, composite mass properties and the contact-material rule. Rotation conventions
+// (MJCF orientations, URDF rpy) are in rotation.hpp, on sap::Quat<double>.
 #pragma once
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "sap/mjcf.hpp"
+#include "rotation.hpp"
 #include "sap/model_builder.hpp"
 
 namespace tinyxml2 {
@@ -60,30 +62,12 @@ bool read_bool(const std::string& file, const tinyxml2::XMLElement* e, const cha
                bool allow_auto = false);
 bool read_string(const tinyxml2::XMLElement* e, const char* name, std::string& out);
 
-// Rotations (quaternions (w, x, y, z)).
-Quatd quat_mul(const Quatd& a, const Quatd& b);
-Quatd quat_normalize(const Quatd& q);  // throws std::invalid_argument for a zero quaternion
-Vec3d quat_rotate(const Quatd& q, const Vec3d& v);
-Quatd quat_from_axis_angle(const Vec3d& axis, double angle);  // axis need not be unit
-// Minimal rotation taking +z onto `vec` (MuJoCo's convention for fromto and zaxis): axis z x vec,
-// angle atan2(|z x vec|, vec_z); a half turn about x when vec points along -z.
-Quatd quat_z_to(const Vec3d& vec);
-// Frame whose x axis is `x` and whose y axis is `y` made orthogonal to x (MJCF xyaxes).
-Quatd quat_from_xyaxes(const Vec3d& x, const Vec3d& y);
-// Euler angles (radians) in a 3-letter sequence from {x,y,z,X,Y,Z}: lower case rotates about the
-// moving (body) axes, upper case about the fixed (parent) axes (MJCF eulerseq).
-Quatd quat_from_euler(const Vec3d& angles, const std::string& seq);
-// URDF rpy: fixed-axis roll about x, then pitch about y, then yaw about z: R = Rz(y) Ry(p) Rx(r).
-Quatd quat_from_rpy(const Vec3d& rpy);
-
-double norm3(const Vec3d& v);
-
 // Symmetric 3x3 tensors stored as xx yy zz xy xz yz.
 using Sym6 = std::array<double, 6>;
-// R diag(d) R^T for the rotation q.
-Sym6 rotate_diagonal_inertia(const Quatd& q, const Vec3d& diag);
-// R I R^T for the rotation q.
-Sym6 rotate_inertia(const Quatd& q, const Sym6& inertia);
+// R diag(d) R^T for the rotation q (normalised first; rotation_matrix in rotation.hpp).
+Sym6 rotate_diagonal_inertia(const Quat<double>& q, const Vec3d& diag);
+// R I R^T for the rotation q (normalised first).
+Sym6 rotate_inertia(const Quat<double>& q, const Sym6& inertia);
 
 // One solid of uniform density placed in a body: mass, center, inertia about its center (body axes).
 struct MassPart {

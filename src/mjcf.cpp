@@ -38,14 +38,10 @@ struct Node {
   const char* tag() const { return el->Name(); }
 };
 
-// Frame composition (MJCF <frame> and body-relative poses).
-struct Pose {
-  Vec3d pos{0, 0, 0};
-  Quatd quat{1, 0, 0, 0};
-};
-Pose compose(const Pose& a, const Pose& b) {
-  const Vec3d r = import::quat_rotate(a.quat, b.pos);
-  return {{a.pos[0] + r[0], a.pos[1] + r[1], a.pos[2] + r[2]}, import::quat_normalize(import::quat_mul(a.quat, b.quat))};
+// Frame composition (MJCF <frame> and body-relative poses): a b, with the product quaternion
+// renormalised at every level as MuJoCo's compiler does (deep trees do not drift off unit).
+Transform compose(const Transform& a, const Transform& b) {
+  return {a.pos + rotate(a.quat, b.pos), normalized_or_throw(a.quat * b.quat)};
 }
 
 // Orientation as written: quat, or one of MuJoCo's alternatives (resolved with the compiler
@@ -117,7 +113,7 @@ struct PBody {
   const Node* node = nullptr;
   std::string name;
   int parent = -1;  // local index
-  Pose pose;
+  Transform pose;
   bool has_inertial = false;
   double mass = 0;
   Vec3d com{0, 0, 0};
@@ -490,31 +486,30 @@ class MjcfImporter {
     if (count > 1) fail(where(n), "more than one orientation given (quat, axisangle, xyaxes, zaxis, euler)");
   }
 
-  Quatd resolve(const Node& n, const Orientation& o) const {
+  // The written orientation as a unit quaternion (rotation.hpp has the conventions); angles
+  // follow <compiler angle>, Euler sequences <compiler eulerseq>.
+  Quat<double> resolve(const Node& n, const Orientation& o) const {
+    const Vec3<double> v0{{o.v[0], o.v[1], o.v[2]}};
     try {
       switch (o.kind) {
-        case Orientation::kQuat: return import::quat_normalize({o.v[0], o.v[1], o.v[2], o.v[3]});
-        case Orientation::kAxisAngle:
-          return import::quat_from_axis_angle({o.v[0], o.v[1], o.v[2]}, o.v[3] * angle_scale());
-        case Orientation::kXYAxes: return import::quat_from_xyaxes({o.v[0], o.v[1], o.v[2]}, {o.v[3], o.v[4], o.v[5]});
-        case Orientation::kZAxis: {
-          const Vec3d z{o.v[0], o.v[1], o.v[2]};
-          if (!(import::norm3(z) > 1e-15)) throw std::invalid_argument("zero zaxis");
-          return import::quat_z_to(z);
-        }
+        case Orientation::kQuat: return normalized_or_throw({o.v[0], o.v[1], o.v[2], o.v[3]});
+        case Orientation::kAxisAngle: return from_axis_angle_normalizing(v0, o.v[3] * angle_scale());
+        case Orientation::kXYAxes: return from_xyaxes(v0, {{o.v[3], o.v[4], o.v[5]}});
+        case Orientation::kZAxis:
+          if (!(norm(v0) > 1e-15)) throw std::invalid_argument("zero zaxis");
+          return from_z_to(v0);
         case Orientation::kEuler:
-          return import::quat_from_euler({o.v[0] * angle_scale(), o.v[1] * angle_scale(), o.v[2] * angle_scale()},
-                                         eulerseq_);
-        default: return {1, 0, 0, 0};
+          return from_euler({{o.v[0] * angle_scale(), o.v[1] * angle_scale(), o.v[2] * angle_scale()}}, eulerseq_);
+        default: return Quat<double>::identity();
       }
     } catch (const std::invalid_argument& e) {
       fail(where(n), std::string("invalid orientation: ") + e.what());
     }
   }
 
-  Pose read_pose(const Node& n) {
-    Pose p;
-    import::read_fixed(file(n), n.el, "pos", 3, p.pos.data());
+  Transform read_pose(const Node& n) {
+    Transform p;
+    import::read_fixed(file(n), n.el, "pos", 3, p.pos.v);
     Orientation o;
     read_orientation(n, o);
     p.quat = resolve(n, o);
@@ -662,11 +657,11 @@ class MjcfImporter {
     world.name = "world";
     bodies_.push_back(world);
     for (const Node& s : root.children)
-      if (!std::strcmp(s.tag(), "worldbody")) read_body_children(s, 0, 0, Pose{});
+      if (!std::strcmp(s.tag(), "worldbody")) read_body_children(s, 0, 0, Transform{});
   }
 
   // Children of a body (or worldbody, or a frame inside them) expressed in `frame`.
-  void read_body_children(const Node& n, int body, int childclass, const Pose& frame) {
+  void read_body_children(const Node& n, int body, int childclass, const Transform& frame) {
     for (const Node& c : n.children) {
       const std::string t = c.tag();
       if (t == "body") {
@@ -694,7 +689,7 @@ class MjcfImporter {
     }
   }
 
-  void read_body(const Node& n, int parent, int childclass, const Pose& frame) {
+  void read_body(const Node& n, int parent, int childclass, const Transform& frame) {
     check_attributes(n, {"name", "childclass", "mocap", "pos", "quat", "axisangle", "xyaxes", "zaxis", "euler",
                          "gravcomp", "user", "sleep"});
     PBody b;
@@ -718,7 +713,7 @@ class MjcfImporter {
     }
     bodies_.push_back(b);
     const int id = static_cast<int>(bodies_.size()) - 1;
-    read_body_children(n, id, cls, Pose{});
+    read_body_children(n, id, cls, Transform{});
     if (mocap && !bodies_[static_cast<std::size_t>(id)].joints.empty())
       fail(where(n), "a mocap body cannot have joints");
   }
@@ -748,7 +743,9 @@ class MjcfImporter {
     }
   }
 
-  void read_joint(const Node& n, int body, int cls, const Pose& frame) {
+  // A joint's pos and axis are written in `frame` (the body, or a <frame> inside it); the model
+  // wants them in the body frame: pos_body = frame.pos + R(frame) pos, axis_body = R(frame) axis.
+  void read_joint(const Node& n, int body, int cls, const Transform& frame) {
     JointAttrs a;
     std::string name;
     import::read_string(n.el, "name", name);
@@ -764,8 +761,7 @@ class MjcfImporter {
     JointSpec j;
     j.name = prefixed(name);
     j.type = a.type;
-    const Vec3d p = import::quat_rotate(frame.quat, a.pos);
-    j.pos = {frame.pos[0] + p[0], frame.pos[1] + p[1], frame.pos[2] + p[2]};
+    j.pos = to_array(frame.pos + rotate(frame.quat, vec3(a.pos)));  // anchor in the body frame
     j.armature = a.armature;
     j.damping = no_damper_ ? 0.0 : a.damping;
     if (a.armature < 0 || a.damping < 0) fail(where(n), "joint armature and damping must be non-negative");
@@ -792,10 +788,10 @@ class MjcfImporter {
         rep_.warn("ball-limit", where(n), "ball joint limit dropped: the model supports limits on hinge and slide joints only");
       if (a.stiffness != 0) unsupported(n, "ball joint stiffness", "springs exist only on hinge and slide joints");
     } else {
-      const double norm = import::norm3(a.axis);
-      if (!(norm > 1e-12)) fail(where(n), "joint axis must be non-zero");
-      const Vec3d ax{a.axis[0] / norm, a.axis[1] / norm, a.axis[2] / norm};
-      j.axis = import::quat_rotate(frame.quat, ax);
+      const Vec3<double> axis = vec3(a.axis);
+      const double len = norm(axis);
+      if (!(len > 1e-12)) fail(where(n), "joint axis must be non-zero");
+      j.axis = to_array(rotate(frame.quat, axis / len));
       const double s = a.type == kJointHinge ? angle_scale() : 1.0;
       j.qpos0 = a.ref * s;
       j.springref = a.springref * s;
@@ -814,7 +810,7 @@ class MjcfImporter {
     b.joint_nodes.push_back(&n);
   }
 
-  void read_geom(const Node& n, int body, int cls, const Pose& frame) {
+  void read_geom(const Node& n, int body, int cls, const Transform& frame) {
     GeomAttrs g;
     for (int c : class_chain(cls))
       for (const Node* d : classes_[static_cast<std::size_t>(c)].geom) apply_geom(*d, g);
@@ -832,18 +828,18 @@ class MjcfImporter {
     auto it = types.find(t);
     if (it == types.end() && t != "ellipsoid" && t != "mesh" && t != "hfield" && t != "sdf")
       fail(where(n), "unknown geom type '" + t + "'");
-    // Pose: fromto (capsule, cylinder, box, ellipsoid) overrides pos and orientation.
-    Pose local{g.pos, resolve(n, g.orient)};
+    // Transform: fromto (capsule, cylinder, box, ellipsoid) overrides pos and orientation.
+    Transform local{vec3(g.pos), resolve(n, g.orient)};
     double size[3] = {g.size[0], g.size[1], g.size[2]};
     if (g.has_fromto) {
       if (t != "capsule" && t != "cylinder" && t != "box" && t != "ellipsoid")
         fail(where(n), "fromto is only valid for capsule, cylinder, box and ellipsoid geoms, not " + t);
-      const Vec3d a{g.fromto[0], g.fromto[1], g.fromto[2]}, b{g.fromto[3], g.fromto[4], g.fromto[5]};
-      const Vec3d d{a[0] - b[0], a[1] - b[1], a[2] - b[2]};  // MuJoCo's z axis points from `to` to `from`
-      const double len = import::norm3(d);
+      const Vec3<double> a{{g.fromto[0], g.fromto[1], g.fromto[2]}}, b{{g.fromto[3], g.fromto[4], g.fromto[5]}};
+      const Vec3<double> d = a - b;  // MuJoCo's z axis points from `to` to `from`
+      const double len = norm(d);
       if (!(len > 1e-12)) fail(where(n), "fromto endpoints coincide");
-      local.pos = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])};
-      local.quat = import::quat_z_to(d);
+      local.pos = 0.5 * (a + b);
+      local.quat = from_z_to(d);
       if (t == "capsule" || t == "cylinder") {
         size[1] = 0.5 * len;
       } else {  // box, ellipsoid: square section of half-width size[0] (as MuJoCo does)
@@ -851,9 +847,9 @@ class MjcfImporter {
         size[2] = 0.5 * len;
       }
     }
-    const Pose pose = compose(frame, local);
-    s.pos = pose.pos;
-    s.quat = pose.quat;
+    const Transform pose = compose(frame, local);
+    s.pos = to_array(pose.pos);
+    s.quat = to_array(pose.quat);
     // Sizes MuJoCo requires per type.
     const int need = t == "sphere" ? 1 : (t == "capsule" || t == "cylinder") ? 2 : (t == "box" || t == "ellipsoid") ? 3 : 0;
     for (int k = 0; k < need; ++k)
@@ -915,7 +911,7 @@ class MjcfImporter {
           for (double& x : gm.inertia_diag) x *= scale;
         }
         part.mass = gm.mass;
-        part.pos = pose.pos;
+        part.pos = to_array(pose.pos);
         part.inertia = import::rotate_diagonal_inertia(pose.quat, gm.inertia_diag);
         bodies_[static_cast<std::size_t>(body)].geom_mass.push_back(part);
       }
@@ -942,6 +938,8 @@ class MjcfImporter {
         import::combine_mass_parts(b.geom_mass, b.mass, b.com, b.inertia);
       }
       if (boundmass_ > 0) b.mass = std::max(b.mass, boundmass_);
+      // MuJoCo's boundinertia / balanceinertia act on the principal moments: I = V diag(d) V^T,
+      // d_k >= boundinertia, and d set to its mean when it violates the triangle inequality.
       if (boundinertia_ > 0 || balanceinertia_) {
         Eigen::Matrix3d I;
         I << b.inertia[0], b.inertia[3], b.inertia[4], b.inertia[3], b.inertia[1], b.inertia[5], b.inertia[4],
@@ -966,6 +964,8 @@ class MjcfImporter {
   }
 
   // ---------------------------------------------------------------- emission
+  // Bodies, joints and geoms in MuJoCo's order. A geom's contact stiffness follows the mass of
+  // the kinematic tree it moves with (import::contact_material), so tree masses come first.
   void emit_bodies() {
     // Mass of the kinematic tree (subtree of the top-level ancestor) of every body.
     const std::size_t nb = bodies_.size();
@@ -990,8 +990,8 @@ class MjcfImporter {
       BodySpec s;
       s.name = prefixed(b.name);
       s.parent = bodies_[static_cast<std::size_t>(b.parent)].builder_index;
-      s.pos = b.pose.pos;
-      s.quat = b.pose.quat;
+      s.pos = to_array(b.pose.pos);
+      s.quat = to_array(b.pose.quat);
       s.mass = b.mass;
       s.com = b.com;
       s.inertia = b.inertia;
@@ -1006,8 +1006,8 @@ class MjcfImporter {
         // This file's default configuration (keyframes without qpos).
         if (j.type == kJointFree || j.type == kJointBall) quat_adr_.push_back({nq_ + (j.type == kJointFree ? 3 : 0), j.type});
         if (j.type == kJointFree) {
-          qpos0_.insert(qpos0_.end(), {b.pose.pos[0], b.pose.pos[1], b.pose.pos[2], b.pose.quat[0], b.pose.quat[1],
-                                       b.pose.quat[2], b.pose.quat[3]});
+          qpos0_.insert(qpos0_.end(), {b.pose.pos[0], b.pose.pos[1], b.pose.pos[2], b.pose.quat.w, b.pose.quat.x,
+                                       b.pose.quat.y, b.pose.quat.z});
         } else if (j.type == kJointBall) {
           qpos0_.insert(qpos0_.end(), {1.0, 0.0, 0.0, 0.0});
         } else {
@@ -1217,14 +1217,12 @@ class MjcfImporter {
         if (import::read_numbers(f, k.el, "qpos", nq_, nq_, v)) {
           // Unit quaternions, as MuJoCo stores them.
           for (const auto& [adr, type] : quat_adr_) {
-            Quatd q{v[static_cast<std::size_t>(adr)], v[static_cast<std::size_t>(adr) + 1], v[static_cast<std::size_t>(adr) + 2],
-                    v[static_cast<std::size_t>(adr) + 3]};
+            double* q = v.data() + adr;
             try {
-              q = import::quat_normalize(q);
+              normalized_or_throw(Quat<double>::load(q)).store(q);
             } catch (const std::invalid_argument&) {
               fail(where(k), "keyframe qpos: zero quaternion of a " + std::string(type == kJointFree ? "free" : "ball") + " joint");
             }
-            for (int i = 0; i < 4; ++i) v[static_cast<std::size_t>(adr + i)] = q[static_cast<std::size_t>(i)];
           }
           kf.qpos = v;
         } else {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sap/backend/hd.hpp"
+#include "sap/math/quat.hpp"
 #include "sap/scene.hpp"
 
 namespace sap {
@@ -129,14 +130,12 @@ struct SplitMix64 {
   }
 };
 
+// Renormalises a perturbed quaternion in place: q / |q| (divided, as the loaders do), or the
+// identity when the noise made it zero.
 void normalize_quat(double* q) {
-  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (!(n > 0)) {
-    q[0] = 1;
-    q[1] = q[2] = q[3] = 0;
-    return;
-  }
-  for (int k = 0; k < 4; ++k) q[k] /= n;
+  const Quat<double> r = Quat<double>::load(q);
+  const double n = norm(r);
+  (n > 0 ? r / n : Quat<double>::identity()).store(q);
 }
 
 }  // namespace

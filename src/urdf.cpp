@@ -19,11 +19,6 @@ namespace {
 using import::fail;
 using tinyxml2::XMLElement;
 
-struct UPose {
-  Vec3d pos{0, 0, 0};
-  Quatd quat{1, 0, 0, 0};
-};
-
 struct ULink {
   const XMLElement* el = nullptr;
   std::string name;
@@ -37,7 +32,7 @@ struct ULink {
 struct UJoint {
   const XMLElement* el = nullptr;
   std::string name, type, parent, child;
-  UPose origin;
+  Transform origin;  // joint frame in the parent link frame = the child link frame at q = 0
   Vec3d axis{1, 0, 0};
   bool has_limit = false;
   double lower = 0, upper = 0;
@@ -105,13 +100,15 @@ class UrdfImporter {
       fail(where(e), std::string("<") + e->Name() + "> needs a '" + attr + "' attribute");
     return v;
   }
-  UPose origin(const XMLElement* parent) const {
-    UPose p;
+  // <origin xyz rpy>: the frame of an element in its link (or parent link) frame; rpy are
+  // fixed-axis angles, R = Rz(yaw) Ry(pitch) Rx(roll).
+  Transform origin(const XMLElement* parent) const {
+    Transform p;
     const XMLElement* o = parent->FirstChildElement("origin");
     if (!o) return p;
-    import::read_fixed(path_, o, "xyz", 3, p.pos.data());
-    Vec3d rpy{0, 0, 0};
-    if (import::read_fixed(path_, o, "rpy", 3, rpy.data())) p.quat = import::quat_from_rpy(rpy);
+    import::read_fixed(path_, o, "xyz", 3, p.pos.v);
+    Vec3<double> rpy = Vec3<double>::zero();
+    if (import::read_fixed(path_, o, "rpy", 3, rpy.v)) p.quat = from_rpy(rpy);
     return p;
   }
 
@@ -121,7 +118,7 @@ class UrdfImporter {
     l.name = required(e, "name");
     if (link_index_.count(l.name)) fail(where(e), "repeated link name '" + l.name + "'");
     if (const XMLElement* in = e->FirstChildElement("inertial")) {
-      const UPose o = origin(in);
+      const Transform o = origin(in);
       const XMLElement* m = in->FirstChildElement("mass");
       if (!m) fail(where(in), "<inertial> needs a <mass>");
       l.mass = number(m, "value", 0, true);
@@ -131,7 +128,7 @@ class UrdfImporter {
       // URDF inertia is about the com in the inertial frame; rotate it into the link frame.
       const import::Sym6 local{number(I, "ixx", 0, true), number(I, "iyy", 0, true), number(I, "izz", 0, true),
                                number(I, "ixy", 0, true), number(I, "ixz", 0, true), number(I, "iyz", 0, true)};
-      l.com = o.pos;
+      l.com = to_array(o.pos);
       l.inertia = import::rotate_inertia(o.quat, local);
     }
     for (const XMLElement* c = e->FirstChildElement("collision"); c; c = c->NextSiblingElement("collision")) {
@@ -141,9 +138,9 @@ class UrdfImporter {
       const std::string t = shape->Name();
       GeomSpec g;
       if (const char* nm = c->Attribute("name")) g.name = prefixed(nm);
-      const UPose o = origin(c);
-      g.pos = o.pos;
-      g.quat = o.quat;
+      const Transform o = origin(c);
+      g.pos = to_array(o.pos);
+      g.quat = to_array(o.quat);
       if (t == "box") {
         double s[3];
         if (!import::read_fixed(path_, shape, "size", 3, s)) fail(where(shape), "<box> needs a 'size'");
@@ -189,7 +186,7 @@ class UrdfImporter {
     j.origin = origin(e);
     if (const XMLElement* a = e->FirstChildElement("axis")) {
       if (!import::read_fixed(path_, a, "xyz", 3, j.axis.data())) fail(where(a), "<axis> needs 'xyz'");
-      const double n = import::norm3(j.axis);
+      const double n = norm(vec3(j.axis));
       if (!(n > 1e-12)) fail(where(a), "joint axis must be non-zero");
       j.axis = {j.axis[0] / n, j.axis[1] / n, j.axis[2] / n};
     }
@@ -316,8 +313,8 @@ class UrdfImporter {
       if (it.joint >= 0) {
         const UJoint& j = joints_[static_cast<std::size_t>(it.joint)];
         b.parent = links_[static_cast<std::size_t>(link_index_[j.parent])].builder_index;
-        b.pos = j.origin.pos;
-        b.quat = j.origin.quat;
+        b.pos = to_array(j.origin.pos);
+        b.quat = to_array(j.origin.quat);
       }
       l.builder_index = builder_.add_body(b);
       if (it.joint < 0) {

@@ -37,6 +37,15 @@ template <class S>
 SAP_HDI S squared_norm(const Quat<S>& q) {
   return q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
 }
+template <class S>
+SAP_HDI S norm(const Quat<S>& q) {
+  return sqrt_(squared_norm(q));
+}
+// Component-wise division (host code normalises as q / |q|, dividing, see src/rotation.hpp).
+template <class S>
+SAP_HDI Quat<S> operator/(const Quat<S>& q, S s) {
+  return {q.w / s, q.x / s, q.y / s, q.z / s};
+}
 // q / |q|; the identity when q is zero (an uninitialised quaternion must not produce NaN).
 template <class S>
 SAP_HDI Quat<S> normalized(const Quat<S>& q) {
@@ -88,9 +97,11 @@ SAP_HDI Vec3<S> quat_log(const Quat<S>& qin) {
   const S angle = S(2) * atan2_(s, q.w);
   return q.vec() * (angle / s);
 }
-// Rotation matrix to quaternion (Shepperd's method, branch on the largest diagonal term).
+// Rotation matrix to quaternion by Shepperd's method: the branch on the largest of the trace and
+// the diagonal terms keeps the divisor s = 4 |q_k| away from zero. Unit up to rounding; see
+// from_matrix for the normalised form.
 template <class S>
-SAP_HDI Quat<S> from_matrix(const Mat3<S>& r) {
+SAP_HDI Quat<S> from_matrix_unnormalized(const Mat3<S>& r) {
   const S tr = r(0, 0) + r(1, 1) + r(2, 2);
   Quat<S> q;
   if (tr > S(0)) {
@@ -106,7 +117,11 @@ SAP_HDI Quat<S> from_matrix(const Mat3<S>& r) {
     const S s = sqrt_(S(1) + r(2, 2) - r(0, 0) - r(1, 1)) * S(2);
     q = {(r(1, 0) - r(0, 1)) / s, (r(0, 2) + r(2, 0)) / s, (r(1, 2) + r(2, 1)) / s, S(0.25) * s};
   }
-  return normalized(q);
+  return q;
+}
+template <class S>
+SAP_HDI Quat<S> from_matrix(const Mat3<S>& r) {
+  return normalized(from_matrix_unnormalized(r));
 }
 
 }  // namespace sap

@@ -77,6 +77,11 @@ template <class S>
 SAP_HDI Vec3<S> operator*(const Vec3<S>& a, S s) {
   return {{s * a[0], s * a[1], s * a[2]}};
 }
+// Component-wise division (not a * (1/s): host code that divided keeps its exact results).
+template <class S>
+SAP_HDI Vec3<S> operator/(const Vec3<S>& a, S s) {
+  return {{a[0] / s, a[1] / s, a[2] / s}};
+}
 template <class S>
 SAP_HDI S dot(const Vec3<S>& a, const Vec3<S>& b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
