@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <type_traits>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include <limits>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 #include "sap/mjcf.hpp"
 
@@ -131,8 +131,8 @@ Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
       names += (names.empty() ? "" : ", ") + k.name;
     }
     if (!key)
-      throw UsageError("option --keyframe: " + path + " has no keyframe '" + o.keyframe + "' (it has: " +
-                       (names.empty() ? std::string("none") : names) + ")");
+      throw UsageError("option --keyframe: " + path + " has no keyframe '" + o.keyframe +
+                       "' (it has: " + (names.empty() ? std::string("none") : names) + ")");
     if (key->qpos.size() == s.qpos0.size()) s.qpos0 = key->qpos;
     for (std::size_t i = 0; i < key->ctrl.size() && i < s.controls.size(); ++i) s.controls[i].value = key->ctrl[i];
   }
@@ -144,14 +144,18 @@ Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& o) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error("scene file '" + path + "' not found (expected a JSON scene, e.g. scenes/box_stack_5.json, "
+    throw std::runtime_error("scene file '" + path +
+                             "' not found (expected a JSON scene, e.g. scenes/box_stack_5.json, "
                              "or an MJCF .xml file)");
   Scene s;
   if (ends_with(path, ".xml")) {
     s = mjcf_scene(path, o);
   } else {
-    if (!o.keyframe.empty()) throw UsageError("option --keyframe applies to MJCF (.xml) files only; JSON scenes name their keyframe in their assets");
-    if (o.drop_unsupported) throw UsageError("option --drop-unsupported applies to MJCF (.xml) files only; JSON scenes set it per asset");
+    if (!o.keyframe.empty())
+      throw UsageError(
+          "option --keyframe applies to MJCF (.xml) files only; JSON scenes name their keyframe in their assets");
+    if (o.drop_unsupported)
+      throw UsageError("option --drop-unsupported applies to MJCF (.xml) files only; JSON scenes set it per asset");
     s = load_scene(path);
   }
   if (o.dt > 0) s.dt = o.dt;
@@ -188,10 +192,8 @@ nlohmann::json config_json(const SolverConfig& c) {
   j["preset"] = to_string(c.preset);
   // Every option of the table, enumerations by name, numbers and booleans as JSON values.
   visit_solver_config(c, [&](const char* name, const auto& value) {
-    if constexpr (std::is_enum_v<std::decay_t<decltype(value)>>)
-      j[name] = to_string(value);
-    else
-      j[name] = value;
+    if constexpr (std::is_enum_v<std::decay_t<decltype(value)>>) j[name] = to_string(value);
+    else j[name] = value;
   });
   return j;
 }

@@ -64,8 +64,8 @@ std::vector<int> parse_int_list(const std::string& option, const std::string& te
 // How a scene file becomes a Scene. JSON scenes go through load_scene; a path ending in .xml is
 // an MJCF model wrapped into a scene with the defaults documented in docs/benchmarks.md.
 struct SceneLoadOptions {
-  double dt = 0;               // > 0: overrides the scene's time step
-  std::string keyframe;        // MJCF only: initial qpos and constant controls from this keyframe
+  double dt = 0;                  // > 0: overrides the scene's time step
+  std::string keyframe;           // MJCF only: initial qpos and constant controls from this keyframe
   bool drop_unsupported = false;  // MJCF only: see ImportOptions::drop_unsupported
 };
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& options);

@@ -94,8 +94,8 @@ VariantSpec parse_variant(const std::string& text) {
     std::size_t start = 0;
     while (true) {
       const std::size_t comma = rest.find(',', start);
-      v.overrides.push_back(
-          parse_key_value(opt + " '" + text + "'", rest.substr(start, comma == std::string::npos ? comma : comma - start)));
+      v.overrides.push_back(parse_key_value(opt + " '" + text + "'",
+                                            rest.substr(start, comma == std::string::npos ? comma : comma - start)));
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
@@ -275,8 +275,10 @@ int run(int argc, char** argv) {
       for (int w = 0; w < nworld; ++w) {
         const std::size_t W = static_cast<std::size_t>(w);
         double sv = 0, sq = 0;
-        for (std::size_t i = 0; i < nv; ++i) sv += (A.v[W * nv + i] - B.v[W * nv + i]) * (A.v[W * nv + i] - B.v[W * nv + i]);
-        for (std::size_t i = 0; i < nq; ++i) sq += (A.q[W * nq + i] - B.q[W * nq + i]) * (A.q[W * nq + i] - B.q[W * nq + i]);
+        for (std::size_t i = 0; i < nv; ++i)
+          sv += (A.v[W * nv + i] - B.v[W * nv + i]) * (A.v[W * nv + i] - B.v[W * nv + i]);
+        for (std::size_t i = 0; i < nq; ++i)
+          sq += (A.q[W * nq + i] - B.q[W * nq + i]) * (A.q[W * nq + i] - B.q[W * nq + i]);
         dv[W] = std::sqrt(sv);
         dq[W] = std::sqrt(sq);
       }
@@ -292,7 +294,8 @@ int run(int argc, char** argv) {
       std::vector<double> n(static_cast<std::size_t>(nworld));
       for (int w = 0; w < nworld; ++w) {
         double s2 = 0;
-        for (std::size_t i = 0; i < nv; ++i) s2 += R.v[static_cast<std::size_t>(w) * nv + i] * R.v[static_cast<std::size_t>(w) * nv + i];
+        for (std::size_t i = 0; i < nv; ++i)
+          s2 += R.v[static_cast<std::size_t>(w) * nv + i] * R.v[static_cast<std::size_t>(w) * nv + i];
         n[static_cast<std::size_t>(w)] = std::sqrt(s2);
       }
       v_ref_mean.push_back(mean_of(n));
@@ -378,7 +381,9 @@ int run(int argc, char** argv) {
                 o.scene_path.c_str(), o.one_step ? "one-step" : "trajectory",
                 o.one_step ? (" (shared state from " + o.reference + ")").c_str() : "", nworld, o.steps, scene.dt,
                 j["device"].get<std::string>().c_str());
-    auto label_of = [](const Comparison& c) { return c.name == c.a ? c.a + " - " + c.b : c.name + ": " + c.a + " - " + c.b; };
+    auto label_of = [](const Comparison& c) {
+      return c.name == c.a ? c.a + " - " + c.b : c.name + ": " + c.a + " - " + c.b;
+    };
     int width = 28;
     for (const auto& c : comps) width = std::max(width, static_cast<int>(label_of(c).size()));
     std::printf("  %-*s %12s %12s %12s %12s %12s\n", width, "Delta = ||x(a) - x(b)||", "v last mean", "v last max",

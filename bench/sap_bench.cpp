@@ -7,6 +7,7 @@
 // its end), and the statistics (stage times, Newton and line-search iterations, contacts) from
 // a second pass that resets the worlds and replays the same steps, reading after every k-th step
 // (--stats-every). Stepping is deterministic, so the second pass sees the same world-steps.
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,7 +16,6 @@
 #include <new>
 #include <set>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -112,7 +112,8 @@ Options parse_options(int argc, char** argv) {
     if (o.scaling_max > 0) {
       o.scaling.erase(std::remove_if(o.scaling.begin(), o.scaling.end(), [&](int n) { return n > o.scaling_max; }),
                       o.scaling.end());
-      if (o.scaling.empty()) throw UsageError("--scaling-max " + std::to_string(o.scaling_max) + " leaves no world count of --scaling");
+      if (o.scaling.empty())
+        throw UsageError("--scaling-max " + std::to_string(o.scaling_max) + " leaves no world count of --scaling");
     }
     std::sort(o.scaling.begin(), o.scaling.end());
     o.scaling.erase(std::unique(o.scaling.begin(), o.scaling.end()), o.scaling.end());
@@ -299,8 +300,11 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   if (!r.emulation.empty()) {
     json e = json::array();
     for (const EmuKernelStats& k : r.emulation) {
-      const double per_world_step = r.emulated_world_steps > 0 ? double(k.barriers) / double(r.emulated_world_steps) : 0;
-      e.push_back({{"kernel", k.kernel}, {"team", k.team}, {"launches", k.launches},
+      const double per_world_step = r.emulated_world_steps > 0 ? double(k.barriers) / double(r.emulated_world_steps)
+                                                               : 0;
+      e.push_back({{"kernel", k.kernel},
+                   {"team", k.team},
+                   {"launches", k.launches},
                    {"block_barriers_per_world_step", per_world_step},
                    {"max_block_barriers_per_world_launch", k.max_barriers_per_world}});
     }
@@ -327,15 +331,18 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   s["sampled_steps"] = r.sampled_steps;
   s["world_steps"] = r.newton.count();
   s["pass_wall_s"] = r.stats_wall_s;
-  s["newton_iterations"] = {{"mean", r.newton.mean()}, {"p50", r.newton.percentile(0.5)},
-                            {"p95", r.newton.percentile(0.95)}, {"max", r.newton.max()}};
-  s["line_search_iterations"] = {{"mean", r.line_search.mean()}, {"p95", r.line_search.percentile(0.95)},
+  s["newton_iterations"] = {{"mean", r.newton.mean()},
+                            {"p50", r.newton.percentile(0.5)},
+                            {"p95", r.newton.percentile(0.95)},
+                            {"max", r.newton.max()}};
+  s["line_search_iterations"] = {{"mean", r.line_search.mean()},
+                                 {"p95", r.line_search.percentile(0.95)},
                                  {"max", r.line_search.max()}};
   s["contacts_per_world"] = {{"mean", r.contacts.mean()}, {"max", r.contacts.max()}};
   s["truncated_contacts_total"] = r.truncated_total;
   json sc = json::object();
-  for (const char* k : {"converged", "iteration_limit", "line_search_failed", "not_descent", "non_finite",
-                        "factorization_failed"}) {
+  for (const char* k :
+       {"converged", "iteration_limit", "line_search_failed", "not_descent", "non_finite", "factorization_failed"}) {
     const auto it = r.status_counts.find(k);
     sc[k] = it == r.status_counts.end() ? 0LL : it->second;
   }
@@ -354,7 +361,7 @@ nlohmann::json meta_json(const Scene& scene, const Options& o, const SolverOptio
   j["cpu_model"] = cpu_model_name();
   j["cpu_hardware_threads"] = cpu_hardware_threads();
   j["dt"] = scene.dt;
-  j["model"] = {{"nbody", scene.model.nbody}, {"nq", scene.model.nq},     {"nv", scene.model.nv},
+  j["model"] = {{"nbody", scene.model.nbody}, {"nq", scene.model.nq},       {"nv", scene.model.nv},
                 {"ngeom", scene.model.ngeom}, {"npair", scene.model.npair}, {"nu", scene.model.nu}};
   j["max_rigid_contact"] = max_rigid_contact;
   j["solver"] = config_json(solver.resolve());
@@ -398,7 +405,8 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   const auto& sv = meta["solver"];
   std::printf("  solver        %s, line search %s%s\n", sv["preset"].get<std::string>().c_str(),
               sv["line_search_variant"].get<std::string>().c_str(),
-              meta["solver_overrides"].empty() ? "" : (" (overrides: " + meta["solver_overrides"].dump() + ")").c_str());
+              meta["solver_overrides"].empty() ? ""
+                                               : (" (overrides: " + meta["solver_overrides"].dump() + ")").c_str());
   std::printf("  run           nworld %d, dt %g s, %lld timed steps after %lld warm-up steps%s (setup %.3f s)\n",
               r.nworld, scene.dt, r.steps, r.warmup,
               r.repeats > 1 ? (", " + std::to_string(r.repeats) + " repeats").c_str() : "", r.setup_s);
@@ -406,7 +414,8 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
               human(num(rec["world_steps_per_s"])).c_str(), human(num(rec["steps_per_s"])).c_str(),
               num(rec["ms_per_step"]), r.wall_s);
   std::printf("  realtime      %s x per world, %s x aggregate (simulated s per wall s)\n",
-              human(num(rec["realtime_factor_per_world"])).c_str(), human(num(rec["realtime_factor_aggregate"])).c_str());
+              human(num(rec["realtime_factor_per_world"])).c_str(),
+              human(num(rec["realtime_factor_aggregate"])).c_str());
   if (r.have_stats) {
     const auto& st = rec["stages_ms"];
     std::printf("  stages        ms/step: collide %.4g | free motion %.4g | contact setup %.4g | solve %.4g | "
@@ -464,8 +473,8 @@ int run(int argc, char** argv) {
   SolverOptions solver = scene.solver;
   const bool override_solver = o.solver.any();
   if (override_solver) apply_solver_overrides(solver, o.solver);
-  const int max_rigid_contact =
-      scene.max_rigid_contact > 0 ? scene.max_rigid_contact : estimate_contact_capacity(scene.model, 1024);
+  const int max_rigid_contact = scene.max_rigid_contact > 0 ? scene.max_rigid_contact
+                                                            : estimate_contact_capacity(scene.model, 1024);
 
   if (!o.scaling_mode) {
     const int nworld = o.worlds > 0 ? o.worlds : scene.num_worlds;
@@ -511,8 +520,8 @@ int run(int argc, char** argv) {
     any_failed = any_failed || !r.failed_worlds.empty() || r.nonfinite_state_worlds > 0;
     if (!o.quiet) {
       std::printf("%8d %8d %10.3f %14s %12.4g %12.4g %8zu\n", n, r.repeats, r.wall_s,
-                  human(num(rec["world_steps_per_s"])).c_str(), num(rec["ms_per_step"]), num(rec["realtime_factor_aggregate"]),
-                  r.failed_worlds.size());
+                  human(num(rec["world_steps_per_s"])).c_str(), num(rec["ms_per_step"]),
+                  num(rec["realtime_factor_aggregate"]), r.failed_worlds.size());
       std::fflush(stdout);
     }
     // On the CPU, stop before a world count whose memory (extrapolated from this one's resident

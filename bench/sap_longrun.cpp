@@ -41,7 +41,8 @@ options:
 long parse_count(const std::string& opt, const char* text, long lo) {
   char* end = nullptr;
   const long v = std::strtol(text, &end, 10);
-  if (!*text || *end || v < lo) usage_error(opt + ": expected an integer >= " + std::to_string(lo) + ", got '" + text + "'");
+  if (!*text || *end || v < lo)
+    usage_error(opt + ": expected an integer >= " + std::to_string(lo) + ", got '" + text + "'");
   return v;
 }
 
@@ -73,11 +74,14 @@ int run(int argc, char** argv) {
   for (int j = 0; j < m.njnt; ++j) {
     if (m.jnt_type[static_cast<std::size_t>(j)] != sap::kJointFree) continue;
     const double z = scene.qpos0[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(j)] + 2)];
-    if (!joint_name.empty() ? m.jnt_names[static_cast<std::size_t>(j)] == joint_name
-                            : joint < 0 || z > scene.qpos0[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(joint)] + 2)])
+    if (!joint_name.empty()
+            ? m.jnt_names[static_cast<std::size_t>(j)] == joint_name
+            : joint < 0 ||
+                  z > scene.qpos0[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(joint)] + 2)])
       joint = j;
   }
-  if (joint < 0) usage_error(joint_name.empty() ? "the scene has no free joint to watch" : "no free joint '" + joint_name + "'");
+  if (joint < 0)
+    usage_error(joint_name.empty() ? "the scene has no free joint to watch" : "no free joint '" + joint_name + "'");
   const std::size_t adr = static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(joint)]);
 
   sap::SimulatorOptions o;

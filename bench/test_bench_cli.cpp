@@ -103,7 +103,7 @@ TEST_P(BenchScene, RunsWithSaneRecord) {
   TempDir tmp;
   const std::string out = tmp.file("rec.json");
   const ProcResult r = run(SAP_BENCH_EXE, {scene, "--worlds", "2", "--steps", "5", "--warmup", "1", "--backend", "cpu",
-                                    "--json", out, "--quiet"});
+                                           "--json", out, "--quiet"});
   if (shared_model_missing(r)) GTEST_SKIP() << "the scene's model is not beside this checkout: " << r.output;
   ASSERT_FALSE(r.signaled) << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;  // 3 would mean failed worlds or a non-finite state
@@ -174,13 +174,13 @@ TEST(BenchCli, StatsSamplingAndSkipping) {
   TempDir tmp;
   const std::string scene = source_dir() + "/scenes/box_stack_5.json";
   ProcResult r = run(SAP_BENCH_EXE, {scene, "--worlds", "3", "--steps", "5", "--warmup", "0", "--backend", "cpu",
-                              "--stats-every", "2", "--json", tmp.file("a.json"), "--quiet"});
+                                     "--stats-every", "2", "--json", tmp.file("a.json"), "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   json j = read_json(tmp.file("a.json"));
   EXPECT_EQ(j["stats"]["sampled_steps"], 3);  // steps 0, 2, 4
   EXPECT_EQ(j["stats"]["world_steps"], 9);
-  r = run(SAP_BENCH_EXE, {scene, "--steps", "3", "--backend", "cpu", "--stats-every", "0", "--json",
-                          tmp.file("b.json"), "--quiet"});
+  r = run(SAP_BENCH_EXE,
+          {scene, "--steps", "3", "--backend", "cpu", "--stats-every", "0", "--json", tmp.file("b.json"), "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   j = read_json(tmp.file("b.json"));
   EXPECT_TRUE(j["stats"].is_null());
@@ -190,9 +190,9 @@ TEST(BenchCli, StatsSamplingAndSkipping) {
 
 TEST(BenchCli, SolverOverridesReachTheRecord) {
   TempDir tmp;
-  const ProcResult r = run(SAP_BENCH_EXE, {source_dir() + "/scenes/box_stack_5.json", "--steps", "2", "--backend", "cpu",
-                                    "--preset", "drake", "--line-search", "exact_root", "--set", "max_iterations=7",
-                                    "--json", tmp.file("a.json"), "--quiet"});
+  const ProcResult r = run(SAP_BENCH_EXE, {source_dir() + "/scenes/box_stack_5.json", "--steps", "2", "--backend",
+                                           "cpu", "--preset", "drake", "--line-search", "exact_root", "--set",
+                                           "max_iterations=7", "--json", tmp.file("a.json"), "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json j = read_json(tmp.file("a.json"));
   EXPECT_EQ(j["solver"]["preset"], "drake");
@@ -205,7 +205,7 @@ TEST(BenchCli, ScalingWritesOneRecordPerWorldCount) {
   TempDir tmp;
   const std::string scene = source_dir() + "/scenes/box_stack_5.json";
   ProcResult r = run(SAP_BENCH_EXE, {scene, "--scaling", "4,1,2", "--steps", "2", "--warmup", "0", "--backend", "cpu",
-                              "--json", tmp.file("s.json"), "--quiet"});
+                                     "--json", tmp.file("s.json"), "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   json j = read_json(tmp.file("s.json"));
   EXPECT_EQ(j["mode"], "scaling");
@@ -233,9 +233,9 @@ TEST(BenchCli, ScalingWritesOneRecordPerWorldCount) {
 // repeat.
 TEST(BenchCli, MinTimeRepeatsTheTimedWindow) {
   TempDir tmp;
-  const ProcResult r = run(SAP_BENCH_EXE, {source_dir() + "/scenes/pendulum.json", "--steps", "3", "--warmup", "0",
-                                           "--backend", "cpu", "--min-time", "0.05", "--stats-every", "0", "--json",
-                                           tmp.file("m.json"), "--quiet"});
+  const ProcResult r = run(SAP_BENCH_EXE,
+                           {source_dir() + "/scenes/pendulum.json", "--steps", "3", "--warmup", "0", "--backend", "cpu",
+                            "--min-time", "0.05", "--stats-every", "0", "--json", tmp.file("m.json"), "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json j = read_json(tmp.file("m.json"));
   const double wall = j["wall_s"].get<double>();
@@ -384,10 +384,10 @@ TEST(AblateCli, TrajectoryAndOneStepOutputs) {
   const char* modes[2] = {"trajectory", "one-step"};
   for (int m = 0; m < 2; ++m) {
     const std::string js = tmp.file(std::string(modes[m]) + ".json"), cs = tmp.file(std::string(modes[m]) + ".csv");
-    const ProcResult r = run(SAP_ABLATE_EXE, {scene, "--worlds", std::to_string(nworld), "--steps", std::to_string(steps),
-                                       "--backend", "cpu", "--mode", modes[m], "--variant", "same=approx64:rho=0.8",
-                                       "--variant", "dd=approx64:contact_weight_mode=diag_delassus", "--json", js,
-                                       "--csv", cs, "--quiet"});
+    const ProcResult r = run(SAP_ABLATE_EXE,
+                             {scene, "--worlds", std::to_string(nworld), "--steps", std::to_string(steps), "--backend",
+                              "cpu", "--mode", modes[m], "--variant", "same=approx64:rho=0.8", "--variant",
+                              "dd=approx64:contact_weight_mode=diag_delassus", "--json", js, "--csv", cs, "--quiet"});
     ASSERT_FALSE(r.signaled) << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const json j = read_json(js);
@@ -428,7 +428,7 @@ TEST(AblateCli, TrajectoryAndOneStepOutputs) {
     // CSV: one row per step and comparison, equal to the JSON aggregates.
     const Csv csv = read_csv(cs);
     EXPECT_EQ(csv.header, (std::vector<std::string>{"step", "time", "comparison", "a", "b", "dv_mean", "dv_max",
-                                                   "dq_mean", "dq_max"}));
+                                                    "dq_mean", "dq_max"}));
     ASSERT_EQ(csv.rows.size(), static_cast<std::size_t>(steps * 4));
     for (const auto& row : csv.rows) {
       ASSERT_EQ(row.size(), 9u);

@@ -22,7 +22,8 @@ namespace {
 
 void cusolver_check(cusolverStatus_t st, const char* what) {
   if (st != CUSOLVER_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuSOLVER error in ") + what + ": status " + std::to_string(static_cast<int>(st)));
+    throw std::runtime_error(std::string("cuSOLVER error in ") + what + ": status " +
+                             std::to_string(static_cast<int>(st)));
 }
 
 struct CusolverWorkspace {
@@ -84,7 +85,8 @@ int reference_solve(CudaExec& exec, std::shared_ptr<void>& workspace, bool f32, 
                                                       ws.b_ptr.data(), ws.world_of.data(), ws.count.data());
   cuda_check(cudaGetLastError(), "gather_systems launch");
   int batch = 0;  // the host needs the batch size: one small copy per Newton iteration
-  cuda_check(cudaMemcpyAsync(&batch, ws.count.data(), sizeof(int), cudaMemcpyDeviceToHost, exec.stream), "cudaMemcpyAsync");
+  cuda_check(cudaMemcpyAsync(&batch, ws.count.data(), sizeof(int), cudaMemcpyDeviceToHost, exec.stream),
+             "cudaMemcpyAsync");
   cuda_check(cudaStreamSynchronize(exec.stream), "cudaStreamSynchronize");
   if (batch == 0) return 0;
   const cublasFillMode_t upper = CUBLAS_FILL_MODE_UPPER;
@@ -155,7 +157,9 @@ void* library_stream() {
 }
 
 void mem_copy(void* dst, const void* src, std::size_t bytes, int kind) {
-  const cudaMemcpyKind k = kind == 0 ? cudaMemcpyHostToDevice : kind == 1 ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+  const cudaMemcpyKind k = kind == 0   ? cudaMemcpyHostToDevice
+                           : kind == 1 ? cudaMemcpyDeviceToHost
+                                       : cudaMemcpyDeviceToDevice;
   const cudaStream_t s = static_cast<cudaStream_t>(library_stream());
   cuda_check(cudaMemcpyAsync(dst, src, bytes, k, s), "cudaMemcpyAsync");
   if (k == cudaMemcpyDeviceToHost) cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
@@ -176,7 +180,9 @@ class CudaClock final : public StageClock {
   ~CudaClock() override {
     for (auto& e : ev_) cudaEventDestroy(e);
   }
-  void mark(int p) override { cuda_check(cudaEventRecord(ev_[static_cast<std::size_t>(p)], stream_), "cudaEventRecord"); }
+  void mark(int p) override {
+    cuda_check(cudaEventRecord(ev_[static_cast<std::size_t>(p)], stream_), "cudaEventRecord");
+  }
   double elapsed_ms(int from, int to) override {
     cuda_check(cudaEventSynchronize(ev_[static_cast<std::size_t>(to)]), "cudaEventSynchronize");
     float ms = 0;

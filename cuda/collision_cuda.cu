@@ -1,8 +1,8 @@
 // CUDA instantiation of the collision launch (no physics here: the bodies come from
 // src/kernels/collision_*.hpp through collision_launch_impl.hpp).
-#include "launch_cuda.cuh"  // CudaExec and its launchers, before the templates that use them
 #include "collision_launch_impl.hpp"
 #include "cuda_api.hpp"
+#include "launch_cuda.cuh"  // CudaExec and its launchers, before the templates that use them
 
 namespace sap {
 namespace cuda {

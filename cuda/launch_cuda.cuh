@@ -35,8 +35,9 @@ class CudaExec {
   int team_size() const { return team_size_; }
   void set_team_size(int threads) {
     if (threads < 32 || threads > max_threads_ || threads % 32 != 0)
-      throw std::invalid_argument("CudaExec: team size must be a multiple of 32 in [32, " + std::to_string(max_threads_) +
-                                  "] (threads per world), got " + std::to_string(threads));
+      throw std::invalid_argument("CudaExec: team size must be a multiple of 32 in [32, " +
+                                  std::to_string(max_threads_) + "] (threads per world), got " +
+                                  std::to_string(threads));
     team_size_ = threads;
   }
 

@@ -8,6 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  for (bool drop : {false, true}) sap::fuzz::require_located(sap::fuzz::load_mjcf_text(text, drop), sap::fuzz::kMjcfSource);
+  for (bool drop : {false, true})
+    sap::fuzz::require_located(sap::fuzz::load_mjcf_text(text, drop), sap::fuzz::kMjcfSource);
   return 0;
 }

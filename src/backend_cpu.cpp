@@ -1,6 +1,6 @@
 // Instantiates every stage for the CPU backend (float and double bodies).
-#include "sap/backend/launch_cpu.hpp"
 #include "reference_solve.hpp"
+#include "sap/backend/launch_cpu.hpp"
 #include "solver_launch_impl.hpp"
 
 namespace sap {

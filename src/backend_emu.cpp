@@ -2,8 +2,8 @@
 // execution model on CPU threads; include/sap/backend/launch_emu.hpp). Same stage code as the
 // CPU and CUDA backends: only the executor differs.
 #include "collision_launch_impl.hpp"
-#include "sap/backend/launch_emu.hpp"
 #include "reference_solve.hpp"
+#include "sap/backend/launch_emu.hpp"
 #include "solver_launch_impl.hpp"
 
 namespace sap {

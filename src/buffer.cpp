@@ -33,7 +33,8 @@ Backend resolve_backend(Backend requested) {
   const int n = cuda::device_count();
   if (requested == Backend::Auto) return n > 0 ? Backend::CUDA : Backend::CPU;
   if (!cuda::compiled())
-    throw std::runtime_error("backend 'cuda' requested, but this build has no CUDA backend (configure with -DSAP_WITH_CUDA=ON)");
+    throw std::runtime_error(
+        "backend 'cuda' requested, but this build has no CUDA backend (configure with -DSAP_WITH_CUDA=ON)");
   if (n == 0) throw std::runtime_error("backend 'cuda' requested, but no CUDA device is available on this machine");
   return Backend::CUDA;
 }
@@ -49,10 +50,8 @@ void* mem_alloc(Backend b, std::size_t bytes) {
 }
 
 void mem_free(Backend b, void* p) noexcept {
-  if (b == Backend::CUDA)
-    cuda::mem_free(p);
-  else
-    std::free(p);
+  if (b == Backend::CUDA) cuda::mem_free(p);
+  else std::free(p);
 }
 
 void mem_copy(void* dst, Backend dst_b, const void* src, Backend src_b, std::size_t bytes) {
@@ -65,10 +64,8 @@ void mem_copy(void* dst, Backend dst_b, const void* src, Backend src_b, std::siz
 }
 
 void mem_zero(Backend b, void* p, std::size_t bytes) {
-  if (b == Backend::CUDA)
-    cuda::mem_zero(p, bytes);
-  else
-    std::memset(p, 0, bytes);
+  if (b == Backend::CUDA) cuda::mem_zero(p, bytes);
+  else std::memset(p, 0, bytes);
 }
 
 }  // namespace detail

@@ -105,7 +105,7 @@ struct CollisionPipeline::Impl {
   }
 
   CollisionWorkspaceView workspace_view() {
-    return {xpos.slab(), xquat.slab(), xmat.slab(), xipos.slab(), xanchor.slab(),
+    return {xpos.slab(),  xquat.slab(),     xmat.slab(),      xipos.slab(), xanchor.slab(),
             xaxis.slab(), geom_xpos.slab(), geom_xmat.slab(), seq.slab()};
   }
 };
@@ -147,15 +147,14 @@ void CollisionPipeline::collide(const State& state, Contacts& contacts) {
   last_contacts_ = &contacts;  // the total is read on demand: no device sync per collide
 }
 
-long long CollisionPipeline::last_dropped_total() const {
-  return last_contacts_ ? last_contacts_->total_dropped() : 0;
-}
+long long CollisionPipeline::last_dropped_total() const { return last_contacts_ ? last_contacts_->total_dropped() : 0; }
 
 int estimate_contact_capacity(const Model& model, int cap) {
   long long total = 0;
   for (int p = 0; p < model.npair; ++p)
-    total += pair_max_contacts(model.geom_type[static_cast<std::size_t>(model.pair_geom0[static_cast<std::size_t>(p)])],
-                               model.geom_type[static_cast<std::size_t>(model.pair_geom1[static_cast<std::size_t>(p)])]);
+    total +=
+        pair_max_contacts(model.geom_type[static_cast<std::size_t>(model.pair_geom0[static_cast<std::size_t>(p)])],
+                          model.geom_type[static_cast<std::size_t>(model.pair_geom1[static_cast<std::size_t>(p)])]);
   return static_cast<int>(total < cap ? total : cap);
 }
 

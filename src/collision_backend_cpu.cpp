@@ -1,6 +1,6 @@
 // Instantiates the collision launch for the CPU backend (float and double narrow phase).
-#include "sap/backend/launch_cpu.hpp"
 #include "collision_launch_impl.hpp"
+#include "sap/backend/launch_cpu.hpp"
 
 namespace sap {
 

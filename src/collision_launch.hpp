@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "kernels/collision_world.hpp"
-#include "sap/context.hpp"
 #include "sap/contacts.hpp"
+#include "sap/context.hpp"
 #include "sap/solver_options.hpp"
 
 namespace sap {

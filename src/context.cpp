@@ -14,7 +14,9 @@ class CpuClock final : public StageClock {
   explicit CpuClock(int n) : t_(static_cast<std::size_t>(n)) {}
   void mark(int p) override { t_[static_cast<std::size_t>(p)] = std::chrono::steady_clock::now(); }
   double elapsed_ms(int from, int to) override {
-    return std::chrono::duration<double, std::milli>(t_[static_cast<std::size_t>(to)] - t_[static_cast<std::size_t>(from)]).count();
+    return std::chrono::duration<double, std::milli>(t_[static_cast<std::size_t>(to)] -
+                                                     t_[static_cast<std::size_t>(from)])
+        .count();
   }
 
  private:

@@ -15,7 +15,8 @@ void State::reset(const Model& m) {
   std::vector<double> q(static_cast<std::size_t>(m.nq) * static_cast<std::size_t>(nworld_));
   for (int w = 0; w < nworld_; ++w)
     for (int i = 0; i < m.nq; ++i)
-      q[static_cast<std::size_t>(w) * static_cast<std::size_t>(m.nq) + static_cast<std::size_t>(i)] = m.qpos0[static_cast<std::size_t>(i)];
+      q[static_cast<std::size_t>(w) * static_cast<std::size_t>(m.nq) + static_cast<std::size_t>(i)] =
+          m.qpos0[static_cast<std::size_t>(i)];
   qpos.buffer().upload(q);
   qvel.buffer().zero();
 }

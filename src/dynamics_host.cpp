@@ -22,10 +22,8 @@ void DynamicsEvaluator::compute(const double* qpos, const double* qvel) {
   Impl& s = *impl_;
   const ModelView& m = s.m;
   s.qpos.assign(qpos, qpos + m.nq);
-  if (qvel)
-    s.qvel.assign(qvel, qvel + m.nv);
-  else
-    s.qvel.assign(static_cast<std::size_t>(m.nv), 0.0);
+  if (qvel) s.qvel.assign(qvel, qvel + m.nv);
+  else s.qvel.assign(static_cast<std::size_t>(m.nv), 0.0);
   DataView d = s.data.view();
   forward_kinematics<double>(m, s.qpos.data(), d.xpos(0), d.xquat(0), d.xmat(0), d.xipos(0), d.xanchor(0), d.xaxis(0));
   com_quantities<double>(m, d.xpos(0), d.xmat(0), d.xipos(0), d.xanchor(0), d.xaxis(0), d.cinert(0), d.cdof(0));
@@ -53,8 +51,8 @@ Eigen::Vector3d DynamicsEvaluator::body_com(int b) const {
 }
 Eigen::MatrixXd DynamicsEvaluator::mass_matrix() const {
   const int nv = impl_->m.nv, ld = impl_->m.nv_pad;
-  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> M(
-      impl_->data.view().M(0), ld, ld);
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> M(impl_->data.view().M(0),
+                                                                                             ld, ld);
   return M.topLeftCorner(nv, nv);
 }
 Eigen::VectorXd DynamicsEvaluator::bias() const {
@@ -83,11 +81,13 @@ double DynamicsEvaluator::potential_energy() const {
   const Model& md = impl_->model;
   double e = 0;
   for (int b = 1; b < md.nbody; ++b)
-    for (int k = 0; k < 3; ++k) e -= md.body_mass[static_cast<std::size_t>(b)] * md.gravity[static_cast<std::size_t>(k)] * body_com(b)[k];
+    for (int k = 0; k < 3; ++k)
+      e -= md.body_mass[static_cast<std::size_t>(b)] * md.gravity[static_cast<std::size_t>(k)] * body_com(b)[k];
   for (int j = 0; j < md.njnt; ++j) {
     const int t = md.jnt_type[static_cast<std::size_t>(j)];
     if (t != kJointHinge && t != kJointSlide) continue;
-    const double dq = impl_->qpos[static_cast<std::size_t>(md.jnt_qposadr[static_cast<std::size_t>(j)])] - md.jnt_springref[static_cast<std::size_t>(j)];
+    const double dq = impl_->qpos[static_cast<std::size_t>(md.jnt_qposadr[static_cast<std::size_t>(j)])] -
+                      md.jnt_springref[static_cast<std::size_t>(j)];
     e += 0.5 * md.jnt_stiffness[static_cast<std::size_t>(j)] * dq * dq;
   }
   return e;

@@ -64,7 +64,8 @@ std::vector<double> parse_numbers(const std::string& where, const char* name, co
       fail(where, std::string("attribute '") + name + "': expected a number, got '" + std::string(p, q) + "'");
     }
     if (!std::isfinite(v))
-      fail(where, std::string("attribute '") + name + "': numbers must be finite, got '" + std::string(p, static_cast<std::size_t>(end - p)) + "'");
+      fail(where, std::string("attribute '") + name + "': numbers must be finite, got '" +
+                      std::string(p, static_cast<std::size_t>(end - p)) + "'");
     out.push_back(v);
     p = end;
   }
@@ -72,8 +73,8 @@ std::vector<double> parse_numbers(const std::string& where, const char* name, co
   if (n < min_count || n > max_count) {
     std::string expect = min_count == max_count ? std::to_string(min_count)
                                                 : std::to_string(min_count) + " to " + std::to_string(max_count);
-    fail(where, std::string("attribute '") + name + "': expected " + expect + " number" +
-                    (max_count == 1 ? "" : "s") + ", got " + std::to_string(n) + " ('" + text + "')");
+    fail(where, std::string("attribute '") + name + "': expected " + expect + " number" + (max_count == 1 ? "" : "s") +
+                    ", got " + std::to_string(n) + " ('" + text + "')");
   }
   return out;
 }
@@ -103,7 +104,8 @@ bool read_int(const std::string& file, const tinyxml2::XMLElement* e, const char
   char* end = nullptr;
   const long v = std::strtol(t, &end, 10);
   while (end && (*end == ' ' || *end == '\t')) ++end;
-  if (end == t || (end && *end)) fail(location(file, e), std::string("attribute '") + name + "': expected an integer, got '" + t + "'");
+  if (end == t || (end && *end))
+    fail(location(file, e), std::string("attribute '") + name + "': expected an integer, got '" + t + "'");
   // long -> int would wrap silently ("4294967297" read as 1).
   if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
     fail(location(file, e), std::string("attribute '") + name + "': integer out of range, got '" + t + "'");
@@ -156,7 +158,9 @@ Sym6 rotate_inertia(const Quat<double>& q, const Sym6& I) {
   return {out[0], out[4], out[8], 0.5 * (out[1] + out[3]), 0.5 * (out[2] + out[6]), 0.5 * (out[5] + out[7])};
 }
 
-Sym6 rotate_diagonal_inertia(const Quat<double>& q, const Vec3d& d) { return rotate_inertia(q, {d[0], d[1], d[2], 0, 0, 0}); }
+Sym6 rotate_diagonal_inertia(const Quat<double>& q, const Vec3d& d) {
+  return rotate_inertia(q, {d[0], d[1], d[2], 0, 0, 0});
+}
 
 void combine_mass_parts(const std::vector<MassPart>& parts, double& mass, Vec3d& com, Sym6& inertia) {
   mass = 0;
@@ -190,7 +194,8 @@ ContactMaterial contact_material(const double solref[2], double mass_scale, bool
     w2 = w * w;
     two_zeta_w = 2.0 / solref[0];
   } else {
-    if (!(solref[0] < 0) || solref[1] > 0) throw std::invalid_argument("solref must be (timeconst > 0, dampratio > 0) or (-stiffness < 0, -damping <= 0)");
+    if (!(solref[0] < 0) || solref[1] > 0)
+      throw std::invalid_argument("solref must be (timeconst > 0, dampratio > 0) or (-stiffness < 0, -damping <= 0)");
     w2 = -solref[0];
     two_zeta_w = -solref[1];
   }

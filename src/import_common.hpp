@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sap/mjcf.hpp"
 #include "rotation.hpp"
+#include "sap/mjcf.hpp"
 #include "sap/model_builder.hpp"
 
 namespace tinyxml2 {

@@ -78,7 +78,9 @@ void JsonReader::check_keys(const json& o, const std::string& ptr, const std::ve
   for (auto it = o.begin(); it != o.end(); ++it) {
     bool ok = false;
     for (const auto& a : allowed) ok = ok || a == it.key();
-    if (!ok) fail(at(ptr, it.key()), "unknown key" + (what.empty() ? "" : " for " + what) + ", expected one of: " + join(allowed));
+    if (!ok)
+      fail(at(ptr, it.key()),
+           "unknown key" + (what.empty() ? "" : " for " + what) + ", expected one of: " + join(allowed));
   }
 }
 const json* JsonReader::get(const json& o, const std::string& key) {
@@ -151,8 +153,7 @@ Vec3<double> JsonReader::unit_axis(const json& v, const std::string& ptr) const 
   const Vec3<double> a = vec3(v, ptr);
   const double n = norm(a);
   if (!(n > 0)) fail(ptr, "expected a unit axis, got the zero vector");
-  if (std::abs(n - 1) > kUnitTolerance)
-    fail(ptr, "expected a unit axis (|a| = 1 within 1e-6), got |a| = " + fmt(n));
+  if (std::abs(n - 1) > kUnitTolerance) fail(ptr, "expected a unit axis (|a| = 1 within 1e-6), got |a| = " + fmt(n));
   return a / n;
 }
 Quat<double> JsonReader::unit_quat(const std::vector<double>& wxyz, const std::string& ptr) const {
@@ -188,7 +189,8 @@ Quat<double> JsonReader::rotation(const json& v, const std::string& ptr) const {
     }
   }
   fail(ptr, "expected a rotation: \"identity\", [w, x, y, z], {\"wxyz\": [...]}, {\"xyzw\": [...]}, "
-            "{\"axis_angle\": {\"axis\": [...], \"angle\": a}} or {\"rpy\": [r, p, y]}, got " + describe(v));
+            "{\"axis_angle\": {\"axis\": [...], \"angle\": a}} or {\"rpy\": [r, p, y]}, got " +
+                describe(v));
 }
 Transform JsonReader::transform(const json& v, const std::string& ptr) const {
   if (v.is_string() && v.get<std::string>() == "identity") return {};

@@ -32,8 +32,8 @@ std::string list_names(const std::vector<std::string>& names);
 
 class JsonReader {
  public:
-  std::string file;                                // names the source in every message
-  std::vector<std::string>* warnings = nullptr;    // where warn() appends; none when null
+  std::string file;                              // names the source in every message
+  std::vector<std::string>* warnings = nullptr;  // where warn() appends; none when null
 
   [[noreturn]] void fail(const std::string& ptr, const std::string& what) const;
   void warn(const std::string& ptr, const std::string& what) const;

@@ -127,8 +127,9 @@ struct PBody {
 };
 
 const std::set<std::string>& actuator_tags() {
-  static const std::set<std::string> s = {"general", "motor", "position", "velocity", "intvelocity", "damper",
-                                          "cylinder", "muscle", "adhesion", "plugin", "dcmotor", "pid", "orientation"};
+  static const std::set<std::string> s = {"general", "motor",    "position",   "velocity", "intvelocity",
+                                          "damper",  "cylinder", "muscle",     "adhesion", "plugin",
+                                          "dcmotor", "pid",      "orientation"};
   return s;
 }
 
@@ -226,8 +227,8 @@ class MjcfImporter {
       fail(path + ":" + std::to_string(doc->ErrorLineNum()), std::string("XML parse error: ") + doc->ErrorStr());
     const XMLElement* root = doc->RootElement();
     if (!root || std::strcmp(root->Name(), "mujoco"))
-      fail(import::location(path, root), std::string("expected a <mujoco> root element, got <") +
-                                             (root ? root->Name() : "nothing") + ">");
+      fail(import::location(path, root),
+           std::string("expected a <mujoco> root element, got <") + (root ? root->Name() : "nothing") + ">");
     docs_.push_back(std::move(doc));
     files_.push_back(path);
     dirs_.push_back(text ? dir : fs::path(path).parent_path().string());
@@ -291,9 +292,9 @@ class MjcfImporter {
     class_index_["main"] = 0;
     for (const Node& s : root.children)
       if (!std::strcmp(s.tag(), "default")) read_default(s, -1);
-    static const std::set<std::string> known = {"compiler", "option", "default", "worldbody", "contact", "actuator",
-                                                "keyframe", "size", "visual", "statistic", "asset", "sensor",
-                                                "custom", "tendon", "equality", "extension", "deformable"};
+    static const std::set<std::string> known = {"compiler", "option", "default",  "worldbody", "contact",   "actuator",
+                                                "keyframe", "size",   "visual",   "statistic", "asset",     "sensor",
+                                                "custom",   "tendon", "equality", "extension", "deformable"};
     for (const Node& s : root.children) {
       const std::string t = s.tag();
       if (!known.count(t)) {
@@ -302,13 +303,15 @@ class MjcfImporter {
         ignored(s, "<" + t + ">", "no effect on the dynamics");
       } else if (t == "asset") {
         for (const Node& a : s.children)
-          ignored(a, "<" + std::string(a.tag()) + "> asset", "assets are not loaded (mesh geoms are reported where used)");
+          ignored(a, "<" + std::string(a.tag()) + "> asset",
+                  "assets are not loaded (mesh geoms are reported where used)");
       } else if (t == "sensor") {
         for (const Node& a : s.children) ignored(a, "sensor", "sensors do not change the dynamics");
       } else if (t == "tendon") {
         for (const Node& a : s.children) unsupported(a, "tendon", "tendons have no counterpart in the model");
       } else if (t == "equality") {
-        for (const Node& a : s.children) unsupported(a, "equality constraint", "equality constraints have no counterpart in the model");
+        for (const Node& a : s.children)
+          unsupported(a, "equality constraint", "equality constraints have no counterpart in the model");
       } else if (t == "extension" || t == "deformable") {
         unsupported(s, "<" + t + ">", "plugins and deformables have no counterpart in the model");
       }
@@ -316,14 +319,16 @@ class MjcfImporter {
   }
 
   void read_compiler(const Node& n) {
-    check_attributes(n, {"angle", "eulerseq", "autolimits", "inertiafromgeom", "inertiagrouprange", "boundmass",
-                         "boundinertia", "settotalmass", "balanceinertia", "meshdir", "texturedir", "assetdir",
-                         "strippath", "discardvisual", "fusestatic", "coordinate", "usethread", "exactmeshinertia",
-                         "convexhull", "alignfree", "saveinertial", "maxhullvert", "fitaabb"});
+    check_attributes(n, {"angle",        "eulerseq",     "autolimits",       "inertiafromgeom", "inertiagrouprange",
+                         "boundmass",    "boundinertia", "settotalmass",     "balanceinertia",  "meshdir",
+                         "texturedir",   "assetdir",     "strippath",        "discardvisual",   "fusestatic",
+                         "coordinate",   "usethread",    "exactmeshinertia", "convexhull",      "alignfree",
+                         "saveinertial", "maxhullvert",  "fitaabb"});
     const std::string f = file(n);
     std::string s;
     if (import::read_string(n.el, "angle", s)) {
-      if (s != "degree" && s != "radian") fail(where(n), "attribute 'angle': expected 'degree' or 'radian', got '" + s + "'");
+      if (s != "degree" && s != "radian")
+        fail(where(n), "attribute 'angle': expected 'degree' or 'radian', got '" + s + "'");
       degree_ = s == "degree";
     }
     if (import::read_string(n.el, "eulerseq", s)) {
@@ -379,8 +384,7 @@ class MjcfImporter {
         continue;
       solver_attrs += (solver_attrs.empty() ? "" : ", ") + name;
     }
-    if (!solver_attrs.empty())
-      ignored(n, "option " + solver_attrs, "MuJoCo solver settings do not apply to SAP");
+    if (!solver_attrs.empty()) ignored(n, "option " + solver_attrs, "MuJoCo solver settings do not apply to SAP");
     for (const Node& c : n.children) {
       if (std::strcmp(c.tag(), "flag")) {
         ignored(c, "<" + std::string(c.tag()) + "> in <option>", "not used");
@@ -436,8 +440,7 @@ class MjcfImporter {
       else if (t == "site" || t == "camera" || t == "light" || t == "mesh" || t == "material" || t == "pair" ||
                t == "equality" || t == "tendon")
         continue;  // defaults of elements that are ignored or rejected where they are used
-      else
-        ignored(c, "<" + t + "> in <default>", "unknown default element");
+      else ignored(c, "<" + t + "> in <default>", "unknown default element");
     }
     for (const Node& c : n.children)
       if (!std::strcmp(c.tag(), "default")) read_default(c, id);
@@ -472,8 +475,10 @@ class MjcfImporter {
       int size;
       Orientation::Kind kind;
     };
-    static const Form forms[] = {{"quat", 4, Orientation::kQuat},     {"axisangle", 4, Orientation::kAxisAngle},
-                                 {"xyaxes", 6, Orientation::kXYAxes}, {"zaxis", 3, Orientation::kZAxis},
+    static const Form forms[] = {{"quat", 4, Orientation::kQuat},
+                                 {"axisangle", 4, Orientation::kAxisAngle},
+                                 {"xyaxes", 6, Orientation::kXYAxes},
+                                 {"zaxis", 3, Orientation::kZAxis},
                                  {"euler", 3, Orientation::kEuler}};
     int count = 0;
     double v[6];
@@ -542,10 +547,30 @@ class MjcfImporter {
     import::read_bool(f, n.el, "actuatorgravcomp", a.actuatorgravcomp);
     if (n.el->Attribute("solreflimit") || n.el->Attribute("solimplimit") || n.el->Attribute("margin"))
       a.limit_softness = true;
-    check_attributes(n, {"name", "class", "type", "group", "pos", "axis", "springdamper", "limited",
-                         "actuatorfrclimited", "solreflimit", "solimplimit", "solreffriction", "solimpfriction",
-                         "stiffness", "range", "actuatorfrcrange", "actuatorgravcomp", "margin", "ref", "springref",
-                         "armature", "damping", "frictionloss", "user"});
+    check_attributes(n, {"name",
+                         "class",
+                         "type",
+                         "group",
+                         "pos",
+                         "axis",
+                         "springdamper",
+                         "limited",
+                         "actuatorfrclimited",
+                         "solreflimit",
+                         "solimplimit",
+                         "solreffriction",
+                         "solimpfriction",
+                         "stiffness",
+                         "range",
+                         "actuatorfrcrange",
+                         "actuatorgravcomp",
+                         "margin",
+                         "ref",
+                         "springref",
+                         "armature",
+                         "damping",
+                         "frictionloss",
+                         "user"});
   }
 
   void apply_geom(const Node& n, GeomAttrs& g) {
@@ -583,10 +608,11 @@ class MjcfImporter {
     if (n.el->Attribute("hfield")) g.mesh = n.el->Attribute("hfield");
     import::read_string(n.el, "shellinertia", g.shellinertia);
     import::read_string(n.el, "fluidshape", g.fluidshape);
-    check_attributes(n, {"name", "class", "type", "contype", "conaffinity", "condim", "group", "priority", "size",
-                         "material", "friction", "mass", "density", "shellinertia", "solmix", "solref", "solimp",
-                         "margin", "gap", "fromto", "pos", "quat", "axisangle", "xyaxes", "zaxis", "euler", "hfield",
-                         "mesh", "fitscale", "rgba", "fluidshape", "fluidcoef", "user"});
+    check_attributes(n, {"name",     "class",     "type",       "contype",   "conaffinity", "condim",  "group",
+                         "priority", "size",      "material",   "friction",  "mass",        "density", "shellinertia",
+                         "solmix",   "solref",    "solimp",     "margin",    "gap",         "fromto",  "pos",
+                         "quat",     "axisangle", "xyaxes",     "zaxis",     "euler",       "hfield",  "mesh",
+                         "fitscale", "rgba",      "fluidshape", "fluidcoef", "user"});
   }
 
   void apply_actuator(const Node& n, ActAttrs& a) {
@@ -642,13 +668,15 @@ class MjcfImporter {
       a.gainprm[0] = kv;
       a.biasprm[2] = -kv;
     }
-    check_attributes(n, {"name", "class", "group", "ctrllimited", "forcelimited", "actlimited", "ctrlrange",
-                         "forcerange", "actrange", "lengthrange", "gear", "cranklength", "user", "joint",
-                         "jointinparent", "site", "refsite", "tendon", "cranksite", "slidersite", "body", "actdim",
-                         "dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actearly", "kp", "kv",
-                         "dampratio", "timeconst", "inheritrange", "nsample", "interp", "delay", "gain", "area",
-                         "diameter", "bias", "range", "force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax",
-                         "tausmooth", "plugin", "instance"});
+    check_attributes(n, {"name",      "class",      "group",         "ctrllimited",  "forcelimited", "actlimited",
+                         "ctrlrange", "forcerange", "actrange",      "lengthrange",  "gear",         "cranklength",
+                         "user",      "joint",      "jointinparent", "site",         "refsite",      "tendon",
+                         "cranksite", "slidersite", "body",          "actdim",       "dyntype",      "gaintype",
+                         "biastype",  "dynprm",     "gainprm",       "biasprm",      "actearly",     "kp",
+                         "kv",        "dampratio",  "timeconst",     "inheritrange", "nsample",      "interp",
+                         "delay",     "gain",       "area",          "diameter",     "bias",         "range",
+                         "force",     "scale",      "lmin",          "lmax",         "vmax",         "fpmax",
+                         "fvmax",     "tausmooth",  "plugin",        "instance"});
   }
 
   // ---------------------------------------------------------------- bodies
@@ -777,7 +805,8 @@ class MjcfImporter {
       unsupported(n, "joint springdamper", "springdamper needs MuJoCo's compile-time inertia; give stiffness/damping");
     if (a.actuatorfrclimited == 1 ||
         (a.actuatorfrclimited == -1 && autolimits_ && !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0)))
-      unsupported(n, "joint actuatorfrcrange", "per-joint actuator force limits have no counterpart; use actuator forcerange");
+      unsupported(n, "joint actuatorfrcrange",
+                  "per-joint actuator force limits have no counterpart; use actuator forcerange");
     if (a.actuatorgravcomp) unsupported(n, "joint actuatorgravcomp", "gravity compensation has no counterpart");
     if (a.type == kJointFree) {
       if (b.parent != 0) fail(where(n), "a free joint must belong to a child of the world body");
@@ -785,7 +814,8 @@ class MjcfImporter {
       if (a.stiffness != 0) unsupported(n, "free joint stiffness", "springs exist only on hinge and slide joints");
     } else if (a.type == kJointBall) {
       if (limited && !no_limit_)
-        rep_.warn("ball-limit", where(n), "ball joint limit dropped: the model supports limits on hinge and slide joints only");
+        rep_.warn("ball-limit", where(n),
+                  "ball joint limit dropped: the model supports limits on hinge and slide joints only");
       if (a.stiffness != 0) unsupported(n, "ball joint stiffness", "springs exist only on hinge and slide joints");
     } else {
       const Vec3<double> axis = vec3(a.axis);
@@ -823,8 +853,11 @@ class MjcfImporter {
     s.name = prefixed(name);
     const std::string& t = g.type;
     const bool collides = !no_contact_ && (g.contype != 0 || g.conaffinity != 0);
-    static const std::map<std::string, int> types = {
-        {"plane", kGeomPlane}, {"sphere", kGeomSphere}, {"capsule", kGeomCapsule}, {"box", kGeomBox}, {"cylinder", kGeomCylinder}};
+    static const std::map<std::string, int> types = {{"plane", kGeomPlane},
+                                                     {"sphere", kGeomSphere},
+                                                     {"capsule", kGeomCapsule},
+                                                     {"box", kGeomBox},
+                                                     {"cylinder", kGeomCylinder}};
     auto it = types.find(t);
     if (it == types.end() && t != "ellipsoid" && t != "mesh" && t != "hfield" && t != "sdf")
       fail(where(n), "unknown geom type '" + t + "'");
@@ -851,9 +884,14 @@ class MjcfImporter {
     s.pos = to_array(pose.pos);
     s.quat = to_array(pose.quat);
     // Sizes MuJoCo requires per type.
-    const int need = t == "sphere" ? 1 : (t == "capsule" || t == "cylinder") ? 2 : (t == "box" || t == "ellipsoid") ? 3 : 0;
+    const int need = t == "sphere"                         ? 1
+                     : (t == "capsule" || t == "cylinder") ? 2
+                     : (t == "box" || t == "ellipsoid")    ? 3
+                                                           : 0;
     for (int k = 0; k < need; ++k)
-      if (!(size[k] > 0)) fail(where(n), t + " geom: size[" + std::to_string(k) + "] must be positive (got " + std::to_string(size[k]) + ")");
+      if (!(size[k] > 0))
+        fail(where(n),
+             t + " geom: size[" + std::to_string(k) + "] must be positive (got " + std::to_string(size[k]) + ")");
     s.size = {size[0], size[1], size[2]};
     s.contype = no_contact_ ? 0 : g.contype;
     s.conaffinity = no_contact_ ? 0 : g.conaffinity;
@@ -869,13 +907,17 @@ class MjcfImporter {
     pg.solref_set = g.solref_set;
     if (collides) {
       if (g.condim != 3)
-        rep_.warn("condim", where(n), "geom condim=" + std::to_string(g.condim) +
-                                          " approximated: SAP contacts always have Coulomb friction (condim 3)");
+        rep_.warn("condim", where(n),
+                  "geom condim=" + std::to_string(g.condim) +
+                      " approximated: SAP contacts always have Coulomb friction (condim 3)");
       if (g.priority != 0 || g.solmix != 1)
         rep_.warn("priority", where(n), "geom priority/solmix ignored: pair parameters combine as documented");
-      if (g.solimp_set) rep_.warn("solimp", where(n), "geom solimp ignored: the SAP contact model has no impedance profile");
+      if (g.solimp_set)
+        rep_.warn("solimp", where(n), "geom solimp ignored: the SAP contact model has no impedance profile");
       if (g.margin != 0 || g.gap != 0)
-        rep_.warn("margin", where(n), "geom margin/gap: the margin only widens contact detection (MuJoCo also shifts the contact surface by margin - gap)");
+        rep_.warn(
+            "margin", where(n),
+            "geom margin/gap: the margin only widens contact detection (MuJoCo also shifts the contact surface by margin - gap)");
       if (!g.fluidshape.empty() && g.fluidshape != "none")
         unsupported(n, "geom fluidshape", "fluid forces have no counterpart in the model");
     }
@@ -884,9 +926,9 @@ class MjcfImporter {
     if (it == types.end()) {
       pg.add = false;
       if (collides)
-        unsupported(n, t + " geom that collides", t + " collision shapes have no counterpart (set contype=conaffinity=0 for visual geoms)");
-      else
-        ignored(n, "visual " + t + " geom", "contype=conaffinity=0");
+        unsupported(n, t + " geom that collides",
+                    t + " collision shapes have no counterpart (set contype=conaffinity=0 for visual geoms)");
+      else ignored(n, "visual " + t + " geom", "contype=conaffinity=0");
     } else {
       s.type = it->second;
     }
@@ -934,7 +976,8 @@ class MjcfImporter {
       if (from_geoms) {
         if (b.massive_mesh)
           unsupported(*b.massive_mesh, "mass of a mesh/hfield geom",
-                      "body '" + b.name + "' takes its inertia from its geoms; give the body an <inertial> or the geom density=\"0\"");
+                      "body '" + b.name +
+                          "' takes its inertia from its geoms; give the body an <inertial> or the geom density=\"0\"");
         import::combine_mass_parts(b.geom_mass, b.mass, b.com, b.inertia);
       }
       if (boundmass_ > 0) b.mass = std::max(b.mass, boundmass_);
@@ -975,8 +1018,9 @@ class MjcfImporter {
       if (bodies_[i].parent > 0) subtree[static_cast<std::size_t>(bodies_[i].parent)] += subtree[i];
     for (std::size_t i = 1; i < nb; ++i)
       if (!bodies_[i].joints.empty() && !(subtree[i] > 0))
-        fail(where(*bodies_[i].node), "body '" + bodies_[i].name +
-                                          "' has joints but no mass in its subtree; give it an <inertial> or geoms with mass");
+        fail(where(*bodies_[i].node),
+             "body '" + bodies_[i].name +
+                 "' has joints but no mass in its subtree; give it an <inertial> or geoms with mass");
     std::vector<double> tree_mass(nb, 0.0);
     for (std::size_t i = 1; i < nb; ++i) {
       std::size_t r = i;
@@ -1004,7 +1048,8 @@ class MjcfImporter {
           joint_by_name_[j.name] = {ji, j.type, j.limited, {j.range[0], j.range[1]}};
         }
         // This file's default configuration (keyframes without qpos).
-        if (j.type == kJointFree || j.type == kJointBall) quat_adr_.push_back({nq_ + (j.type == kJointFree ? 3 : 0), j.type});
+        if (j.type == kJointFree || j.type == kJointBall)
+          quat_adr_.push_back({nq_ + (j.type == kJointFree ? 3 : 0), j.type});
         if (j.type == kJointFree) {
           qpos0_.insert(qpos0_.end(), {b.pose.pos[0], b.pose.pos[1], b.pose.pos[2], b.pose.quat.w, b.pose.quat.x,
                                        b.pose.quat.y, b.pose.quat.z});
@@ -1063,7 +1108,8 @@ class MjcfImporter {
           filtered = wa == pb || wb == pa;
         }
         if (filtered && !(wa == 0 && wb == 0))
-          builder_.collision_filter().exclude_body_pairs.push_back({bodies_[a].builder_index, bodies_[b].builder_index});
+          builder_.collision_filter().exclude_body_pairs.push_back(
+              {bodies_[a].builder_index, bodies_[b].builder_index});
       }
     }
   }
@@ -1111,7 +1157,8 @@ class MjcfImporter {
   void read_actuator(const Node& n) {
     const std::string tag = n.tag();
     if (tag != "general" && tag != "motor" && tag != "position" && tag != "velocity") {
-      unsupported(n, "<" + tag + "> actuator", "only motor, position, velocity and general (fixed gain, affine bias) map to the model");
+      unsupported(n, "<" + tag + "> actuator",
+                  "only motor, position, velocity and general (fixed gain, affine bias) map to the model");
       return;
     }
     ActAttrs a;
@@ -1174,13 +1221,15 @@ class MjcfImporter {
                          "' is neither a motor, a position servo (biasprm = 0, -kp, -kv) nor a velocity servo");
     }
     if (s.type != kActMotor && a.gear != 1)
-      fail(where(n), label + ": gear " + std::to_string(a.gear) + " on a position/velocity servo is not supported (gear must be 1)");
+      fail(where(n), label + ": gear " + std::to_string(a.gear) +
+                         " on a position/velocity servo is not supported (gear must be 1)");
     const bool has_ctrl = !(a.ctrlrange[0] == 0 && a.ctrlrange[1] == 0);
     const bool has_force = !(a.forcerange[0] == 0 && a.forcerange[1] == 0);
     auto limited = [&](int flag, bool has, const char* what) {
       if (flag != -1) return flag == 1;
       if (has && !autolimits_)
-        fail(where(n), label + ": " + what + "range is given but " + what + "limited is not set and compiler autolimits is false");
+        fail(where(n), label + ": " + what + "range is given but " + what +
+                           "limited is not set and compiler autolimits is false");
       return has;
     };
     s.ctrllimited = limited(a.ctrllimited, has_ctrl, "ctrl");
@@ -1221,7 +1270,8 @@ class MjcfImporter {
             try {
               normalized_or_throw(Quat<double>::load(q)).store(q);
             } catch (const std::invalid_argument&) {
-              fail(where(k), "keyframe qpos: zero quaternion of a " + std::string(type == kJointFree ? "free" : "ball") + " joint");
+              fail(where(k), "keyframe qpos: zero quaternion of a " +
+                                 std::string(type == kJointFree ? "free" : "ball") + " joint");
             }
           }
           kf.qpos = v;
@@ -1231,8 +1281,7 @@ class MjcfImporter {
         if (import::read_numbers(f, k.el, "ctrl", nu_, nu_, v)) kf.ctrl = v;
         else kf.ctrl.assign(static_cast<std::size_t>(nu_), 0.0);
         for (const char* a : {"qvel", "act", "mpos", "mquat"})
-          if (k.el->Attribute(a))
-            ignored(k, std::string("keyframe ") + a, "keyframes carry qpos and ctrl only");
+          if (k.el->Attribute(a)) ignored(k, std::string("keyframe ") + a, "keyframes carry qpos and ctrl only");
         if (report) report->keyframes.push_back(kf);
       }
     }

@@ -88,8 +88,8 @@ ModelView Model::view() const {
 }
 
 void Model::validate() const {
-#define SAP_X(name, type, count)                                                                    \
-  if (name.size() != static_cast<std::size_t>(count))                                               \
+#define SAP_X(name, type, count)                                                                     \
+  if (name.size() != static_cast<std::size_t>(count))                                                \
     fail(std::string("array " #name " has ") + std::to_string(name.size()) + " entries, expected " + \
          std::to_string(count));
   SAP_MODEL_ARRAYS(SAP_X)
@@ -132,7 +132,8 @@ void Model::validate() const {
       const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
       if (std::fabs(n - 1) > 1e-6)
         fail(quoted(jnt_names, j, "joint") + ": axis must be a unit vector, has norm " + std::to_string(n));
-      if (ati(jnt_limited, j) && !(jnt_range[2 * static_cast<std::size_t>(j)] <= jnt_range[2 * static_cast<std::size_t>(j) + 1]))
+      if (ati(jnt_limited, j) &&
+          !(jnt_range[2 * static_cast<std::size_t>(j)] <= jnt_range[2 * static_cast<std::size_t>(j) + 1]))
         fail(quoted(jnt_names, j, "joint") + ": range lower bound exceeds upper bound");
     } else if (ati(jnt_limited, j)) {
       fail(quoted(jnt_names, j, "joint") + ": limits are only supported on hinge and slide joints");
@@ -170,8 +171,8 @@ void Model::validate() const {
 
 ModelStorage::ModelStorage(const Model& m, Backend b) {
   view_ = m.view();
-#define SAP_X(name, type, count)                 \
-  name##_.allocate(b, m.name.size());            \
+#define SAP_X(name, type, count)                \
+  name##_.allocate(b, m.name.size());           \
   name##_.upload(m.name.data(), m.name.size()); \
   view_.name = m.name.empty() ? nullptr : name##_.data();
   SAP_MODEL_ARRAYS(SAP_X)

@@ -43,8 +43,7 @@ GeomMass geom_mass_properties(int type, const Vec3d& s, double rho) {
       g.inertia_diag = {ixx, ixx, izz};
       break;
     }
-    default:
-      break;  // planes have no mass
+    default: break;  // planes have no mass
   }
   return g;
 }
@@ -165,7 +164,8 @@ Model ModelBuilder::finalize() const {
     return joints_[static_cast<std::size_t>(a)].body < joints_[static_cast<std::size_t>(b)].body;
   });
   std::vector<int> joint_final(joints_.size());
-  for (std::size_t i = 0; i < jorder.size(); ++i) joint_final[static_cast<std::size_t>(jorder[i])] = static_cast<int>(i);
+  for (std::size_t i = 0; i < jorder.size(); ++i)
+    joint_final[static_cast<std::size_t>(jorder[i])] = static_cast<int>(i);
 
   std::vector<std::vector<const GeomSpec*>> body_geoms(bodies_.size());
   for (const GeomEntry& g : geoms_) body_geoms[static_cast<std::size_t>(g.body)].push_back(&g.spec);
@@ -244,14 +244,16 @@ Model ModelBuilder::finalize() const {
     }
     int p = m.body_parentid[static_cast<std::size_t>(b)];
     while (p > 0 && m.body_dofnum[static_cast<std::size_t>(p)] == 0) p = m.body_parentid[static_cast<std::size_t>(p)];
-    m.dof_parentid.push_back(p > 0 ? m.body_dofadr[static_cast<std::size_t>(p)] + m.body_dofnum[static_cast<std::size_t>(p)] - 1 : -1);
+    m.dof_parentid.push_back(
+        p > 0 ? m.body_dofadr[static_cast<std::size_t>(p)] + m.body_dofnum[static_cast<std::size_t>(p)] - 1 : -1);
   }
   m.nv_pad = pad_nv(m.nv);
 
   // Moving bodies must carry mass somewhere in their subtree, else M is singular.
   std::vector<double> subtree_mass(m.body_mass);
   for (int b = m.nbody - 1; b > 0; --b)
-    subtree_mass[static_cast<std::size_t>(m.body_parentid[static_cast<std::size_t>(b)])] += subtree_mass[static_cast<std::size_t>(b)];
+    subtree_mass[static_cast<std::size_t>(m.body_parentid[static_cast<std::size_t>(b)])] +=
+        subtree_mass[static_cast<std::size_t>(b)];
   for (int b = 1; b < m.nbody; ++b)
     if (m.body_dofnum[static_cast<std::size_t>(b)] > 0 && !(subtree_mass[static_cast<std::size_t>(b)] > 0))
       throw std::runtime_error("body '" + m.body_names[static_cast<std::size_t>(b)] +
@@ -286,8 +288,10 @@ Model ModelBuilder::finalize() const {
       const int b0 = m.geom_bodyid[static_cast<std::size_t>(g0)], b1 = m.geom_bodyid[static_cast<std::size_t>(g1)];
       if (b0 == b1) continue;
       if (body_static[static_cast<std::size_t>(b0)] && body_static[static_cast<std::size_t>(b1)]) continue;
-      const int ct0 = m.geom_contype[static_cast<std::size_t>(g0)], ca0 = m.geom_conaffinity[static_cast<std::size_t>(g0)];
-      const int ct1 = m.geom_contype[static_cast<std::size_t>(g1)], ca1 = m.geom_conaffinity[static_cast<std::size_t>(g1)];
+      const int ct0 = m.geom_contype[static_cast<std::size_t>(g0)],
+                ca0 = m.geom_conaffinity[static_cast<std::size_t>(g0)];
+      const int ct1 = m.geom_contype[static_cast<std::size_t>(g1)],
+                ca1 = m.geom_conaffinity[static_cast<std::size_t>(g1)];
       if (!(ct0 & ca1) && !(ct1 & ca0)) continue;
       if (excluded.count({std::min(b0, b1), std::max(b0, b1)})) continue;
       if (filter_.filter_parent) {
@@ -296,12 +300,15 @@ Model ModelBuilder::finalize() const {
         auto filtered = [&](int parent) {
           return parent != 0 && (filter_.filter_static_parent || !body_static[static_cast<std::size_t>(parent)]);
         };
-        const int p0 = m.body_parentid[static_cast<std::size_t>(b0)], p1 = m.body_parentid[static_cast<std::size_t>(b1)];
+        const int p0 = m.body_parentid[static_cast<std::size_t>(b0)],
+                  p1 = m.body_parentid[static_cast<std::size_t>(b1)];
         if ((p0 == b1 && filtered(b1)) || (p1 == b0 && filtered(b0))) continue;
       }
       int a = g0, b = g1;
       if (m.geom_type[static_cast<std::size_t>(a)] > m.geom_type[static_cast<std::size_t>(b)]) std::swap(a, b);
-      if (m.geom_type[static_cast<std::size_t>(a)] == kGeomPlane && m.geom_type[static_cast<std::size_t>(b)] == kGeomPlane) continue;
+      if (m.geom_type[static_cast<std::size_t>(a)] == kGeomPlane &&
+          m.geom_type[static_cast<std::size_t>(b)] == kGeomPlane)
+        continue;
       m.pair_geom0.push_back(a);
       m.pair_geom1.push_back(b);
     }

@@ -36,8 +36,8 @@ bool llt_solve_in_place(double* chol, int n, int ld) {
 
 // One solve per world that needs a direction, spread over the executor's threads.
 template <class Exec>
-int reference_solve_host(Exec& exec, bool f32, int nworld, int nv, int ld, Slab<double> chol,
-                         Slab<int> newton_int, int* solve_ok) {
+int reference_solve_host(Exec& exec, bool f32, int nworld, int nv, int ld, Slab<double> chol, Slab<int> newton_int,
+                         int* solve_ok) {
   int count = 0;
   for (int w = 0; w < nworld; ++w) count += newton_int(w)[kIterPhase] == kNewtonNeedsDirection;
   if (count == 0) return 0;

@@ -69,9 +69,9 @@ Quat<double> from_rpy(const Vec3<double>& rpy) { return from_euler(rpy, "XYZ"); 
 Mat3<double> rotation_matrix(const Quat<double>& qin) {
   const Quat<double> q = normalized_or_throw(qin);
   const double w = q.w, x = q.x, y = q.y, z = q.z;
-  return {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-           2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-           2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)}};
+  return {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y), 2 * (x * y + w * z),
+           1 - 2 * (x * x + z * z), 2 * (y * z - w * x), 2 * (x * z - w * y), 2 * (y * z + w * x),
+           1 - 2 * (x * x + y * y)}};
 }
 
 double angular_distance(const Quat<double>& a, const Quat<double>& b) {

@@ -20,9 +20,11 @@ namespace sap {
 namespace scene_json {
 
 namespace {
-const std::vector<std::string> kRootKeys = {"schema_version", "name", "description", "simulation", "builder", "ground",
-                                            "bodies", "joints", "initial_joint_q", "initial_joint_qd", "assets",
-                                            "controls", "perturbation"};
+const std::vector<std::string> kRootKeys = {"schema_version",   "name",    "description",
+                                            "simulation",       "builder", "ground",
+                                            "bodies",           "joints",  "initial_joint_q",
+                                            "initial_joint_qd", "assets",  "controls",
+                                            "perturbation"};
 }  // namespace
 
 // The sections are read in dependency order, not file order: simulation (dt is the builder's
@@ -65,7 +67,8 @@ Scene SceneParser::parse(const json& root) {
   apply_asset_keyframes(s);
   if (const json* q = JsonReader::get(root, "initial_joint_q")) initial_q(*q, "/initial_joint_q", s);
   if (const json* qd = JsonReader::get(root, "initial_joint_qd")) initial_qd(*qd, "/initial_joint_qd", s);
-  parse_controls(JsonReader::get(root, "controls") ? *JsonReader::get(root, "controls") : json::object(), "/controls", s);
+  parse_controls(JsonReader::get(root, "controls") ? *JsonReader::get(root, "controls") : json::object(), "/controls",
+                 s);
   if (const json* p = JsonReader::get(root, "perturbation")) parse_perturbation(*p, "/perturbation", s);
   r_.warnings = nullptr;
   return s;
@@ -103,7 +106,6 @@ void SceneParser::parse_simulation(const json& sim, const std::string& ptr, Scen
   }
 }
 
-
 }  // namespace scene_json
 
 Scene parse_scene(const std::string& json_text, const std::string& source, const std::string& base_dir) {
@@ -124,7 +126,8 @@ Scene load_scene(const std::string& path) {
   std::ostringstream text;
   text << f.rdbuf();
   const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? std::string(".") : (slash == 0 ? std::string("/") : path.substr(0, slash));
+  const std::string dir = slash == std::string::npos ? std::string(".")
+                                                     : (slash == 0 ? std::string("/") : path.substr(0, slash));
   Scene s = parse_scene(text.str(), path, dir);
   s.source = path;
   return s;

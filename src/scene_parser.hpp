@@ -38,11 +38,11 @@ struct BodyIn {
   const json* j = nullptr;
   bool has_transform = false;
   Transform transform;
-  int joint = -1;   // index in joints
-  int index = -1;   // builder body index
-  int state = 0;    // DFS: 0 new, 1 visiting, 2 done
+  int joint = -1;  // index in joints
+  int index = -1;  // builder body index
+  int state = 0;   // DFS: 0 new, 1 visiting, 2 done
   bool world_known = false;
-  Transform world;  // world pose at q = 0
+  Transform world;      // world pose at q = 0
   bool moving = false;  // has a movable joint on its path to the world
 };
 
@@ -52,8 +52,8 @@ struct JointIn {
   std::string id, ptr;
   JType type = JType::Fixed;
   std::string parent, child;
-  int parent_body = -1;   // index in bodies; -1 world; -2 asset body (parent_index)
-  int parent_index = 0;   // builder index of an asset parent
+  int parent_body = -1;  // index in bodies; -1 world; -2 asset body (parent_index)
+  int parent_index = 0;  // builder index of an asset parent
   int child_body = -1;
   Transform pj, cj;
   Vec3<double> axis{{0, 0, 1}};

@@ -33,8 +33,9 @@ class ExpressionParser {
   [[noreturn]] void fail(const std::string& why) const {
     // Long texts are cut in the message: the position in `why` locates the problem.
     const std::string shown = s_.size() > 80 ? s_.substr(0, 77) + "..." : s_;
-    throw std::invalid_argument("expected a number or an arithmetic expression of numbers and pi (e.g. \"pi * 0.5\"), got \"" +
-                                shown + "\" (" + why + ")");
+    throw std::invalid_argument(
+        "expected a number or an arithmetic expression of numbers and pi (e.g. \"pi * 0.5\"), got \"" + shown + "\" (" +
+        why + ")");
   }
   // factor() recurses for '(' and unary signs: a bound keeps "((((...", "----...1" from
   // overflowing the stack (scene values need a few levels at most).
@@ -171,9 +172,7 @@ void scene_initial_state(const Scene& scene, int world, std::vector<double>& qpo
 double control_schedule_value(const ControlSchedule& s, double t, int world, double* rate) {
   double value = 0, slope = 0;
   switch (s.kind) {
-    case ControlSchedule::Kind::Constant:
-      value = s.value;
-      break;
+    case ControlSchedule::Kind::Constant: value = s.value; break;
     case ControlSchedule::Kind::Sinusoid: {
       // u(t) = offset + A sin(omega t + phase + world * phase_per_world), omega = 2 pi f.
       const double omega = 2.0 * kPi * s.frequency_hz;
@@ -184,7 +183,8 @@ double control_schedule_value(const ControlSchedule& s, double t, int world, dou
     }
     case ControlSchedule::Kind::Keyframes: {
       const std::size_t n = s.times.size();
-      if (n == 0 || s.values.size() != n) throw std::invalid_argument("control schedule: keyframes are empty or inconsistent");
+      if (n == 0 || s.values.size() != n)
+        throw std::invalid_argument("control schedule: keyframes are empty or inconsistent");
       if (t < s.times.front()) {
         value = s.values.front();
       } else if (t >= s.times.back()) {
@@ -204,16 +204,19 @@ double control_schedule_value(const ControlSchedule& s, double t, int world, dou
   return value;
 }
 
-void scene_control(const Scene& scene, double time, int world, std::vector<double>& ctrl, std::vector<double>& ctrl_vel) {
+void scene_control(const Scene& scene, double time, int world, std::vector<double>& ctrl,
+                   std::vector<double>& ctrl_vel) {
   const int nu = scene.model.nu;
   if (static_cast<int>(scene.controls.size()) != nu)
-    throw std::invalid_argument("scene_control: scene '" + scene.name + "' has " + std::to_string(scene.controls.size()) +
-                                " control schedules for " + std::to_string(nu) + " actuators");
+    throw std::invalid_argument("scene_control: scene '" + scene.name + "' has " +
+                                std::to_string(scene.controls.size()) + " control schedules for " + std::to_string(nu) +
+                                " actuators");
   ctrl.assign(static_cast<std::size_t>(nu), 0.0);
   ctrl_vel.assign(static_cast<std::size_t>(nu), 0.0);
   for (int i = 0; i < nu; ++i) {
     double rate = 0;
-    ctrl[static_cast<std::size_t>(i)] = control_schedule_value(scene.controls[static_cast<std::size_t>(i)], time, world, &rate);
+    ctrl[static_cast<std::size_t>(i)] = control_schedule_value(scene.controls[static_cast<std::size_t>(i)], time, world,
+                                                               &rate);
     // Only PD actuators read a velocity target; it is the schedule's time derivative so that a
     // PD drive tracks a moving target without lag from the damping term.
     if (scene.model.actuator_type[static_cast<std::size_t>(i)] == kActPD) ctrl_vel[static_cast<std::size_t>(i)] = rate;

@@ -20,7 +20,8 @@ void SceneParser::apply_asset_keyframes(Scene& s) const {
     if (!a.has_keyframe) continue;
     if (a.joint_end > a.joint_begin) {
       const int adr = s.model.jnt_qposadr[static_cast<std::size_t>(a.joint_begin)];
-      for (std::size_t i = 0; i < a.keyframe_qpos.size(); ++i) s.qpos0[static_cast<std::size_t>(adr) + i] = a.keyframe_qpos[i];
+      for (std::size_t i = 0; i < a.keyframe_qpos.size(); ++i)
+        s.qpos0[static_cast<std::size_t>(adr) + i] = a.keyframe_qpos[i];
     }
   }
 }
@@ -36,7 +37,9 @@ SceneParser::JointValue SceneParser::joint_value(const json& e, const std::strin
   if (jv.json_joint && jv.json_joint->type == JType::Fixed)
     r_.fail(at(p, "joint"), "joint \"" + name + "\" is fixed and has no " + quantity);
   jv.id = m.joint_id(name);
-  if (jv.id < 0) r_.fail(at(p, "joint"), "expected the id of a movable joint (" + list_names(m.jnt_names) + "), got \"" + name + "\"");
+  if (jv.id < 0)
+    r_.fail(at(p, "joint"),
+            "expected the id of a movable joint (" + list_names(m.jnt_names) + "), got \"" + name + "\"");
   if (!seen.insert(name).second) r_.fail(at(p, "joint"), "joint \"" + name + "\" is listed twice");
   jv.type = m.jnt_type[static_cast<std::size_t>(jv.id)];
   return jv;
@@ -47,7 +50,8 @@ void SceneParser::initial_q(const json& a, const std::string& ptr, Scene& s) {
   const Model& m = s.model;
   std::set<std::string> seen;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const JointValue e = joint_value(a[i], at(ptr, i), "initial_joint_q", "the joint's coordinates", "coordinates", m, seen);
+    const JointValue e = joint_value(a[i], at(ptr, i), "initial_joint_q", "the joint's coordinates", "coordinates", m,
+                                     seen);
     const json& v = *e.value;
     const std::string& vp = e.ptr;
     const JointIn* J = e.json_joint;
@@ -56,7 +60,8 @@ void SceneParser::initial_q(const json& a, const std::string& ptr, Scene& s) {
     if (type == kJointHinge || type == kJointSlide) {
       q[0] = r_.number(v, vp, type == kJointHinge ? "an angle (rad)" : "a displacement (m)");
       if (m.jnt_limited[static_cast<std::size_t>(jid)]) {
-        const double lo = m.jnt_range[2 * static_cast<std::size_t>(jid)], hi = m.jnt_range[2 * static_cast<std::size_t>(jid) + 1];
+        const double lo = m.jnt_range[2 * static_cast<std::size_t>(jid)],
+                     hi = m.jnt_range[2 * static_cast<std::size_t>(jid) + 1];
         if (q[0] < lo || q[0] > hi)
           r_.warn(vp, "initial value " + fmt(q[0]) + " is outside the joint limits [" + fmt(lo) + ", " + fmt(hi) + "]");
       }
@@ -128,7 +133,8 @@ void SceneParser::parse_controls(const json& c, const std::string& ptr, Scene& s
   std::string def = "zero";
   if (const json* v = JsonReader::get(c, "default")) {
     def = r_.string(*v, at(ptr, "default"));
-    if (def != "zero" && def != "hold") r_.fail(at(ptr, "default"), "expected \"zero\" or \"hold\", got \"" + def + "\"");
+    if (def != "zero" && def != "hold")
+      r_.fail(at(ptr, "default"), "expected \"zero\" or \"hold\", got \"" + def + "\"");
   }
   if (def == "hold") {
     // Position-type actuators hold the initial coordinate of their joint.
@@ -137,7 +143,8 @@ void SceneParser::parse_controls(const json& c, const std::string& ptr, Scene& s
       if (t != kActPD && t != kActPosition) continue;
       const int dof = m.actuator_dofadr[static_cast<std::size_t>(i)];
       const int jnt = m.dof_jntid[static_cast<std::size_t>(dof)];
-      s.controls[static_cast<std::size_t>(i)].value = s.qpos0[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(jnt)])];
+      s.controls[static_cast<std::size_t>(i)].value =
+          s.qpos0[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(jnt)])];
     }
   }
   for (const AssetInfo& a : assets_) {
@@ -156,10 +163,14 @@ void SceneParser::parse_controls(const json& c, const std::string& ptr, Scene& s
     r_.check_keys(e, p, {"actuator", "constant", "sinusoid", "keyframes"}, "a control schedule");
     const std::string name = r_.string(r_.required(e, p, "actuator", "an actuator name"), at(p, "actuator"));
     const int id = m.actuator_id(name);
-    if (id < 0) r_.fail(at(p, "actuator"), "expected an actuator name (" + list_names(m.actuator_names) + "), got \"" + name + "\"");
+    if (id < 0)
+      r_.fail(at(p, "actuator"),
+              "expected an actuator name (" + list_names(m.actuator_names) + "), got \"" + name + "\"");
     if (!seen.insert(name).second) r_.fail(at(p, "actuator"), "actuator \"" + name + "\" already has a schedule");
-    const int nlaw = (JsonReader::get(e, "constant") ? 1 : 0) + (JsonReader::get(e, "sinusoid") ? 1 : 0) + (JsonReader::get(e, "keyframes") ? 1 : 0);
-    if (nlaw != 1) r_.fail(p, "expected exactly one of \"constant\", \"sinusoid\" or \"keyframes\", got " + std::to_string(nlaw));
+    const int nlaw = (JsonReader::get(e, "constant") ? 1 : 0) + (JsonReader::get(e, "sinusoid") ? 1 : 0) +
+                     (JsonReader::get(e, "keyframes") ? 1 : 0);
+    if (nlaw != 1)
+      r_.fail(p, "expected exactly one of \"constant\", \"sinusoid\" or \"keyframes\", got " + std::to_string(nlaw));
     ControlSchedule cs;
     if (const json* v = JsonReader::get(e, "constant")) {
       const std::string q = at(p, "constant");
@@ -171,21 +182,25 @@ void SceneParser::parse_controls(const json& c, const std::string& ptr, Scene& s
       r_.check_keys(*v, q, {"amplitude", "frequency_hz", "phase", "offset", "phase_per_world"}, "a sinusoid schedule");
       cs.kind = ControlSchedule::Kind::Sinusoid;
       cs.amplitude = r_.number(r_.required(*v, q, "amplitude", "a number"), at(q, "amplitude"));
-      cs.frequency_hz = r_.nonnegative(r_.required(*v, q, "frequency_hz", "a frequency >= 0 in Hz"), at(q, "frequency_hz"));
+      cs.frequency_hz = r_.nonnegative(r_.required(*v, q, "frequency_hz", "a frequency >= 0 in Hz"),
+                                       at(q, "frequency_hz"));
       if (const json* x = JsonReader::get(*v, "phase")) cs.phase = r_.number(*x, at(q, "phase"));
       if (const json* x = JsonReader::get(*v, "offset")) cs.offset = r_.number(*x, at(q, "offset"));
-      if (const json* x = JsonReader::get(*v, "phase_per_world")) cs.phase_per_world = r_.number(*x, at(q, "phase_per_world"));
+      if (const json* x = JsonReader::get(*v, "phase_per_world"))
+        cs.phase_per_world = r_.number(*x, at(q, "phase_per_world"));
     } else {
       const json& k = *JsonReader::get(e, "keyframes");
       const std::string q = at(p, "keyframes");
-      if (!k.is_array() || k.empty()) r_.fail(q, "expected a non-empty array of {\"time\": t, \"value\": u}, got " + describe(k));
+      if (!k.is_array() || k.empty())
+        r_.fail(q, "expected a non-empty array of {\"time\": t, \"value\": u}, got " + describe(k));
       cs.kind = ControlSchedule::Kind::Keyframes;
       for (std::size_t n = 0; n < k.size(); ++n) {
         const std::string kp = at(q, n);
         r_.check_keys(k[n], kp, {"time", "value"}, "a keyframe");
         const double t = r_.number(r_.required(k[n], kp, "time", "a time in s"), at(kp, "time"));
         if (n > 0 && !(t > cs.times.back()))
-          r_.fail(at(kp, "time"), "expected a time greater than the previous keyframe's (" + fmt(cs.times.back()) + "), got " + fmt(t));
+          r_.fail(at(kp, "time"),
+                  "expected a time greater than the previous keyframe's (" + fmt(cs.times.back()) + "), got " + fmt(t));
         cs.times.push_back(t);
         cs.values.push_back(r_.number(r_.required(k[n], kp, "value", "a number"), at(kp, "value")));
       }

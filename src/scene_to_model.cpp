@@ -36,8 +36,8 @@ bool poses_close(const Transform& a, const Transform& b) {
   return norm(a.pos - b.pos) <= kPoseTolerance && angular_distance(a.quat, b.quat) <= kPoseTolerance;
 }
 std::string pose_string(const Transform& x) {
-  return "p = [" + fmt(x.pos[0]) + ", " + fmt(x.pos[1]) + ", " + fmt(x.pos[2]) + "], q (w, x, y, z) = [" + fmt(x.quat.w) +
-         ", " + fmt(x.quat.x) + ", " + fmt(x.quat.y) + ", " + fmt(x.quat.z) + "]";
+  return "p = [" + fmt(x.pos[0]) + ", " + fmt(x.pos[1]) + ", " + fmt(x.pos[2]) + "], q (w, x, y, z) = [" +
+         fmt(x.quat.w) + ", " + fmt(x.quat.x) + ", " + fmt(x.quat.y) + ", " + fmt(x.quat.z) + "]";
 }
 
 // Whether an asset body moves (has a joint on its path to the world).
@@ -98,11 +98,14 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     const std::string p = at(ptr, i);
     const json& e = a[i];
-    r_.check_keys(e, p, {"id", "type", "path", "prefix", "xform", "floating", "keyframe", "ke", "tau", "drop_unsupported"}, "an asset");
+    r_.check_keys(e, p,
+                  {"id", "type", "path", "prefix", "xform", "floating", "keyframe", "ke", "tau", "drop_unsupported"},
+                  "an asset");
     if (const json* v = JsonReader::get(e, "id")) r_.string(*v, at(p, "id"));
     const std::string type = r_.string(r_.required(e, p, "type", "\"mjcf\" or \"urdf\""), at(p, "type"));
     if (type != "mjcf" && type != "urdf") r_.fail(at(p, "type"), "expected \"mjcf\" or \"urdf\", got \"" + type + "\"");
-    const std::string rel = r_.string(r_.required(e, p, "path", "a file path relative to the scene file"), at(p, "path"));
+    const std::string rel = r_.string(r_.required(e, p, "path", "a file path relative to the scene file"),
+                                      at(p, "path"));
     const std::string path = (!rel.empty() && rel[0] == '/') ? rel : base_dir_ + "/" + rel;
     {
       std::error_code ec;
@@ -118,10 +121,12 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
     else if (type == "urdf") opt.default_stiffness = sdef_.ke;  // URDF has no contact parameters
     if (const json* v = JsonReader::get(e, "tau")) opt.default_dissipation = r_.nonnegative(*v, at(p, "tau"));
     else if (type == "urdf") opt.default_dissipation = sdef_.tau;
-    if (const json* v = JsonReader::get(e, "drop_unsupported")) opt.drop_unsupported = r_.boolean(*v, at(p, "drop_unsupported"));
+    if (const json* v = JsonReader::get(e, "drop_unsupported"))
+      opt.drop_unsupported = r_.boolean(*v, at(p, "drop_unsupported"));
     bool floating = false;
     if (const json* v = JsonReader::get(e, "floating")) {
-      if (type != "urdf") r_.fail(at(p, "floating"), "only URDF assets take \"floating\" (MJCF files declare their free joints)");
+      if (type != "urdf")
+        r_.fail(at(p, "floating"), "only URDF assets take \"floating\" (MJCF files declare their free joints)");
       floating = r_.boolean(*v, at(p, "floating"));
     }
     Transform xform;
@@ -165,7 +170,8 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
           int n = 0;
           for (int g = geom_begin; g < tmp.ngeom; ++g) n += tmp.geom_bodyid[static_cast<std::size_t>(g)] == 0;
           if (n > 0)
-            r_.warn(at(p, "xform"), std::to_string(n) + " geom(s) attached to the world by the asset are not moved by xform");
+            r_.warn(at(p, "xform"),
+                    std::to_string(n) + " geom(s) attached to the world by the asset are not moved by xform");
         } catch (const std::exception&) {
         }
       }
@@ -184,13 +190,15 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
       }
       if (!found)
         r_.fail(at(p, "keyframe"), "expected the name of a keyframe of the asset (" +
-                                       (names.empty() ? std::string("it has none") : join(names)) + "), got \"" + name + "\"");
+                                       (names.empty() ? std::string("it has none") : join(names)) + "), got \"" + name +
+                                       "\"");
       // Free-joint coordinates of a keyframe are world poses: move them with the asset.
       if (moved) {
         std::size_t adr = 0;
         for (int j = info.joint_begin; j < info.joint_end && adr < info.keyframe_qpos.size(); ++j) {
           const int t = builder_.joint(j).type;
-          if (t == kJointFree && builder_.body(builder_.joint_body(j)).parent == 0 && adr + 7 <= info.keyframe_qpos.size()) {
+          if (t == kJointFree && builder_.body(builder_.joint_body(j)).parent == 0 &&
+              adr + 7 <= info.keyframe_qpos.size()) {
             double* q = info.keyframe_qpos.data() + adr;  // [p (3), quat (4)]
             const Quat<double> r = Quat<double>::load(q + 3);
             const Transform wp = xform * Transform{Vec3<double>::load(q), r / norm(r)};
@@ -204,7 +212,6 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
     assets_.push_back(info);
   }
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Bodies and joints.
@@ -247,7 +254,8 @@ void SceneParser::parse_joints(const json& a, const std::string& ptr) {
     r_.require_object(e, p);
     JointIn j;
     j.ptr = p;
-    const std::string type = r_.string(r_.required(e, p, "type", "fixed, revolute, prismatic, ball or free"), at(p, "type"));
+    const std::string type = r_.string(r_.required(e, p, "type", "fixed, revolute, prismatic, ball or free"),
+                                       at(p, "type"));
     if (type == "fixed") j.type = JType::Fixed;
     else if (type == "revolute") j.type = JType::Revolute;
     else if (type == "prismatic") j.type = JType::Prismatic;
@@ -274,13 +282,15 @@ void SceneParser::parse_joints(const json& a, const std::string& ptr) {
     if (const json* v = JsonReader::get(e, "label")) r_.string(*v, at(p, "label"), false);
 
     j.child = r_.string(r_.required(e, p, "child", "the id of a body of this file"), at(p, "child"));
-    if (j.child == "world") r_.fail(at(p, "child"), "expected the id of a body of this file, the world cannot be a child");
+    if (j.child == "world")
+      r_.fail(at(p, "child"), "expected the id of a body of this file, the world cannot be a child");
     auto cit = body_by_id_.find(j.child);
     if (cit == body_by_id_.end()) {
       if (builder_.find_body(j.child) >= 0)
         r_.fail(at(p, "child"), "expected the id of a body of this file, \"" + j.child +
                                     "\" is a body of an asset (assets keep their own joints)");
-      r_.fail(at(p, "child"), "expected the id of a body of this file (" + list_names(body_ids) + "), got \"" + j.child + "\"");
+      r_.fail(at(p, "child"),
+              "expected the id of a body of this file (" + list_names(body_ids) + "), got \"" + j.child + "\"");
     }
     j.child_body = cit->second;
     j.parent = r_.string(r_.required(e, p, "parent", "\"world\" or a body id"), at(p, "parent"));
@@ -292,7 +302,8 @@ void SceneParser::parse_joints(const json& a, const std::string& ptr) {
       j.parent_body = -2;
       j.parent_index = ab;
     } else {
-      r_.fail(at(p, "parent"), "expected \"world\" or a body id (" + list_names(body_ids) + "), got \"" + j.parent + "\"");
+      r_.fail(at(p, "parent"),
+              "expected \"world\" or a body id (" + list_names(body_ids) + "), got \"" + j.parent + "\"");
     }
     if (j.parent == j.child) r_.fail(at(p, "parent"), "a joint cannot connect body \"" + j.child + "\" to itself");
     BodyIn& child = bodies_[static_cast<std::size_t>(j.child_body)];
@@ -300,8 +311,9 @@ void SceneParser::parse_joints(const json& a, const std::string& ptr) {
       r_.fail(at(p, "child"), "body \"" + j.child + "\" already has a parent joint (" +
                                   joints_[static_cast<std::size_t>(child.joint)].ptr + "); a body has at most one");
     if (j.type == JType::Free && j.parent != "world")
-      r_.fail(at(p, "parent"), "a free joint must have parent \"world\" (the body's transform is its initial world pose), got \"" +
-                                   j.parent + "\"");
+      r_.fail(at(p, "parent"),
+              "a free joint must have parent \"world\" (the body's transform is its initial world pose), got \"" +
+                  j.parent + "\"");
 
     if (const json* v = JsonReader::get(e, "parent_xform")) j.pj = r_.transform(*v, at(p, "parent_xform"));
     if (const json* v = JsonReader::get(e, "child_xform")) j.cj = r_.transform(*v, at(p, "child_xform"));
@@ -316,7 +328,8 @@ void SceneParser::parse_joints(const json& a, const std::string& ptr) {
       j.lower = r_.number(*lo, at(p, "limit_lower"));
       j.upper = r_.number(*hi, at(p, "limit_upper"));
       if (!(j.upper > j.lower))
-        r_.fail(at(p, "limit_upper"), "expected a number greater than limit_lower (" + fmt(j.lower) + "), got " + describe(*hi));
+        r_.fail(at(p, "limit_upper"),
+                "expected a number greater than limit_lower (" + fmt(j.lower) + "), got " + describe(*hi));
     }
     for (const char* k : {"limit_ke", "limit_kd"})
       if (const json* v = JsonReader::get(e, k)) {
@@ -409,12 +422,12 @@ void SceneParser::add_body(int b) {
   B.moving = J && (J->type != JType::Fixed || parent_moving);
   if (J && J->type != JType::Free && B.has_transform) {
     if (!B.world_known)
-      r_.warn(B.ptr + "/transform", "ignored: the body is placed by its " + std::string(jtype_name(J->type)) + " joint " +
-                                        J->ptr + " (its parent is an asset body)");
+      r_.warn(B.ptr + "/transform", "ignored: the body is placed by its " + std::string(jtype_name(J->type)) +
+                                        " joint " + J->ptr + " (its parent is an asset body)");
     else if (!poses_close(B.world, B.transform))
-      r_.warn(B.ptr + "/transform", "ignored: the body is placed by its " + std::string(jtype_name(J->type)) + " joint " +
-                                        J->ptr + ", at q = 0 it is at " + pose_string(B.world) + ", the transform says " +
-                                        pose_string(B.transform));
+      r_.warn(B.ptr + "/transform", "ignored: the body is placed by its " + std::string(jtype_name(J->type)) +
+                                        " joint " + J->ptr + ", at q = 0 it is at " + pose_string(B.world) +
+                                        ", the transform says " + pose_string(B.transform));
   }
   if (const json* in = JsonReader::get(*B.j, "inertia")) set_inertia(*in, B.ptr + "/inertia", spec);
   else spec.inertia_from_geoms = true;
@@ -423,10 +436,10 @@ void SceneParser::add_body(int b) {
   if (J && J->type != JType::Fixed) {
     JointSpec js;
     js.name = J->id;
-    js.type = J->type == JType::Revolute ? kJointHinge
+    js.type = J->type == JType::Revolute    ? kJointHinge
               : J->type == JType::Prismatic ? kJointSlide
-              : J->type == JType::Ball ? kJointBall
-                                       : kJointFree;
+              : J->type == JType::Ball      ? kJointBall
+                                            : kJointFree;
     if (J->type != JType::Free) js.pos = to_array(J->cj.pos);  // anchor = child joint frame origin
     js.axis = to_array(rotate(J->cj.quat, J->axis));           // axis_body = Q axis_joint
     js.limited = J->limited;
@@ -447,8 +460,11 @@ void SceneParser::set_inertia(const json& v, const std::string& ptr, BodySpec& s
   if (const json* c = JsonReader::get(v, "com")) spec.com = to_array(r_.vec3(*c, at(ptr, "com")));
   const json* full = JsonReader::get(v, "inertia");
   const json* diag = JsonReader::get(v, "diag");
-  if (full && diag) r_.fail(at(ptr, "diag"), "give either inertia [xx, yy, zz, xy, xz, yz] or diag [xx, yy, zz], not both");
-  if (!full && !diag) r_.fail(at(ptr, "inertia"), "missing required key (expected inertia [xx, yy, zz, xy, xz, yz] or diag [xx, yy, zz], kg m^2)");
+  if (full && diag)
+    r_.fail(at(ptr, "diag"), "give either inertia [xx, yy, zz, xy, xz, yz] or diag [xx, yy, zz], not both");
+  if (!full && !diag)
+    r_.fail(at(ptr, "inertia"),
+            "missing required key (expected inertia [xx, yy, zz, xy, xz, yz] or diag [xx, yy, zz], kg m^2)");
   std::string ip = at(ptr, full ? "inertia" : "diag");
   if (full) {
     const auto x = r_.numbers(*full, ip, 6);
@@ -466,7 +482,8 @@ void SceneParser::set_inertia(const json& v, const std::string& ptr, BodySpec& s
   const double tol = 1e-12 * ev.cwiseAbs().maxCoeff();
   if (!(ev.minCoeff() > 0) || ev[2] > ev[0] + ev[1] + tol)
     r_.fail(ip, "expected a positive-definite inertia whose principal moments satisfy the triangle inequality, "
-                "got principal moments [" + fmt(ev[0]) + ", " + fmt(ev[1]) + ", " + fmt(ev[2]) + "]");
+                "got principal moments [" +
+                    fmt(ev[0]) + ", " + fmt(ev[1]) + ", " + fmt(ev[2]) + "]");
 }
 
 void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
@@ -477,7 +494,8 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
     const std::string p = at(B.ptr + "/shapes", k);
     const json& e = (*shapes)[k];
     r_.require_object(e, p);
-    const std::string type = r_.string(r_.required(e, p, "type", "sphere, capsule, box, plane or cylinder"), at(p, "type"));
+    const std::string type = r_.string(r_.required(e, p, "type", "sphere, capsule, box, plane or cylinder"),
+                                       at(p, "type"));
     std::vector<std::string> sizes;
     GeomSpec g;
     if (type == "sphere") g.type = kGeomSphere, sizes = {"radius"};
@@ -492,11 +510,13 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
     for (std::size_t s = 0; s < sizes.size(); ++s)
       g.size[s] = r_.positive(r_.required(e, p, sizes[s], "a positive number (m)"), at(p, sizes[s]));
     if (g.type == kGeomPlane && B.moving)
-      r_.fail(at(p, "type"), "a plane must be on a static body (no joint, or welded to the world by fixed joints); body \"" +
-                                 B.id + "\" moves");
+      r_.fail(at(p, "type"),
+              "a plane must be on a static body (no joint, or welded to the world by fixed joints); body \"" + B.id +
+                  "\" moves");
     g.name = B.id + "_shape" + std::to_string(k);
     if (const json* v = JsonReader::get(e, "id")) g.name = r_.string(*v, at(p, "id"));
-    if (!names.insert(g.name).second) r_.fail(at(p, "id"), "expected a shape id unique within the body, got \"" + g.name + "\"");
+    if (!names.insert(g.name).second)
+      r_.fail(at(p, "id"), "expected a shape id unique within the body, got \"" + g.name + "\"");
     if (const json* v = JsonReader::get(e, "transform")) {
       const Transform x = r_.transform(*v, at(p, "transform"));
       g.pos = to_array(x.pos);
@@ -514,7 +534,8 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
     g.margin = sdef_.margin;
     if (const json* cfg = JsonReader::get(e, "cfg")) {
       const std::string cp = at(p, "cfg");
-      r_.check_keys(*cfg, cp, {"density", "mass", "ke", "tau", "mu", "contype", "conaffinity", "margin"}, "a shape cfg");
+      r_.check_keys(*cfg, cp, {"density", "mass", "ke", "tau", "mu", "contype", "conaffinity", "margin"},
+                    "a shape cfg");
       const json* dens = JsonReader::get(*cfg, "density");
       const json* mass = JsonReader::get(*cfg, "mass");
       if (dens && mass) r_.fail(at(cp, "mass"), "give either density or mass, not both");
@@ -527,7 +548,8 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
       if (const json* v = JsonReader::get(*cfg, "tau")) g.dissipation = r_.nonnegative(*v, at(cp, "tau"));
       if (const json* v = JsonReader::get(*cfg, "mu")) g.friction = r_.nonnegative(*v, at(cp, "mu"));
       if (const json* v = JsonReader::get(*cfg, "margin")) g.margin = r_.nonnegative(*v, at(cp, "margin"));
-      if (const json* v = JsonReader::get(*cfg, "contype")) g.contype = static_cast<int>(r_.integer(*v, at(cp, "contype"), 0, 0x7fffffff));
+      if (const json* v = JsonReader::get(*cfg, "contype"))
+        g.contype = static_cast<int>(r_.integer(*v, at(cp, "contype"), 0, 0x7fffffff));
       if (const json* v = JsonReader::get(*cfg, "conaffinity"))
         g.conaffinity = static_cast<int>(r_.integer(*v, at(cp, "conaffinity"), 0, 0x7fffffff));
     }

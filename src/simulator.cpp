@@ -7,7 +7,7 @@ namespace sap {
 Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
     : scene_(scene), nworld_(o.nworld > 0 ? o.nworld : scene.num_worlds), scene_controls_(o.scene_controls) {
   if (nworld_ <= 0) throw std::invalid_argument("Simulator: nworld must be positive");
-  max_rigid_contact_ = o.max_rigid_contact > 0   ? o.max_rigid_contact
+  max_rigid_contact_ = o.max_rigid_contact > 0       ? o.max_rigid_contact
                        : scene.max_rigid_contact > 0 ? scene.max_rigid_contact
                                                      : estimate_contact_capacity(scene.model, 1024);
   ctx_ = std::make_unique<Context>(o.backend, o.threads, o.emulated_lanes);
@@ -52,8 +52,8 @@ void Simulator::reset(const std::vector<int>& mask) {
 void Simulator::set_control(const std::vector<double>& ctrl) {
   const std::size_t n = static_cast<std::size_t>(nworld_) * static_cast<std::size_t>(scene_.model.nu);
   if (ctrl.size() != n)
-    throw std::invalid_argument("Simulator::set_control: expected " + std::to_string(n) + " values (nworld x nu), got " +
-                                std::to_string(ctrl.size()));
+    throw std::invalid_argument("Simulator::set_control: expected " + std::to_string(n) +
+                                " values (nworld x nu), got " + std::to_string(ctrl.size()));
   scene_controls_ = false;
   control_->ctrl.buffer().upload(ctrl);
 }

@@ -9,10 +9,10 @@ namespace sap {
 // Named slots of the packed per-world records below (X(name, type, count) rows).
 // stats: counters of the last step.
 enum SolveStat : int {
-  kStatNewtonIterations = 0,    // Newton iterations (0: converged at the warm start)
-  kStatLineSearchIterations,    // line-search evaluations, summed over iterations
-  kStatTruncatedContacts,       // contacts dropped by the collision capacity
-  kStatExitReason,              // NewtonExit (kernels/newton.hpp)
+  kStatNewtonIterations = 0,  // Newton iterations (0: converged at the warm start)
+  kStatLineSearchIterations,  // line-search evaluations, summed over iterations
+  kStatTruncatedContacts,     // contacts dropped by the collision capacity
+  kStatExitReason,            // NewtonExit (kernels/newton.hpp)
   kNumSolveStats
 };
 // cost: the last step's final values.
@@ -29,7 +29,15 @@ enum LimitParam : int { kLimSign = 0, kLimR, kLimVhat, kNumLimitParams };
 // pd_param: one implicit PD row: gains, position at the step start, targets, feed-forward,
 // effort limits (on PD plus feed-forward).
 enum PdParam : int {
-  kPdKp = 0, kPdKd, kPdQ0, kPdQTarget, kPdVTarget, kPdFeedForward, kPdEffortLo, kPdEffortHi, kNumPdParams
+  kPdKp = 0,
+  kPdKd,
+  kPdQ0,
+  kPdQTarget,
+  kPdVTarget,
+  kPdFeedForward,
+  kPdEffortLo,
+  kPdEffortHi,
+  kNumPdParams
 };
 // newton_real / newton_int: the Newton loop's state between the launches of the split path.
 enum NewtonRealSlot : int { kIterCost = 0, kIterCostPrev, kIterAlpha, kIterRowsCost, kNumNewtonReal };
@@ -37,11 +45,11 @@ enum NewtonIntSlot : int { kIterK = 0, kIterLineSearchTotal, kIterFlags, kIterEx
 
 struct SolveSizes {
   int nv = 0, nv_pad = 0;
-  int ncmax = 0;  // contact capacity per world
-  int njac = 0;   // Jacobian entries per contact (2 x deepest dof path)
-  int nlim = 0;   // limit rows (2 per limited hinge/slide)
-  int npd = 0;    // PD rows (position, velocity and pd actuators)
-  int ntrace = 1; // cost trace entries (max_iterations + 1)
+  int ncmax = 0;   // contact capacity per world
+  int njac = 0;    // Jacobian entries per contact (2 x deepest dof path)
+  int nlim = 0;    // limit rows (2 per limited hinge/slide)
+  int npd = 0;     // PD rows (position, velocity and pd actuators)
+  int ntrace = 1;  // cost trace entries (max_iterations + 1)
   // Constraint rows (vc, dvc, gamma): contact c at 3c..3c+2 ([t1, t2, n]), then the limit rows,
   // then the PD rows.
   SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd; }
@@ -55,6 +63,7 @@ struct SolveSizes {
 };
 
 // One row per buffer: X(name, type, count per world) and what it holds.
+// clang-format off
 #define SAP_SOLVE_ARRAYS(X)                                                                        \
   X(con_count, int, 1)                      /* contacts in the solve */                            \
   X(con_frame, double, ncmax * 9)           /* R_WC row-major, columns [t1, t2, n] */              \
@@ -85,6 +94,7 @@ struct SolveSizes {
   X(cost_trace, double, ntrace)             /* cost at the top of each Newton iteration */         \
   X(newton_real, double, kNumNewtonReal)    /* NewtonRealSlot (split path) */                      \
   X(newton_int, int, kNumNewtonInt)         /* NewtonIntSlot (split path) */
+// clang-format on
 
 struct SolveView {
   SolveSizes size;

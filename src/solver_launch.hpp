@@ -17,8 +17,7 @@ namespace sap {
 struct SolverLaunch {
   virtual ~SolverLaunch() = default;
   // Body poses and com-based quantities at qpos, in precision p.
-  virtual void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos,
-                          const DataView& d) = 0;
+  virtual void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) = 0;
   // A = M + hD and v* (stage 1), in precision p.
   virtual void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                            const DataView& d, double h, int coriolis_passes, int* status) = 0;
@@ -27,27 +26,26 @@ struct SolverLaunch {
                                 ControlView control, const DataView& d, const ContactsView& contacts,
                                 const SolveView& s, const StepParams& p, int* status) = 0;
   // Newton iterations of every world (stage 3), objective in precision p.
-  virtual void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in,
-                            const DataView& d, const SolveView& s, const StepParams& p, int* status) = 0;
+  virtual void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                            const SolveView& s, const StepParams& p, int* status) = 0;
   // The split Newton loop (linear_solver = reference): the phases of newton_solve as separate
   // launches (kernels/newton.hpp), with a library factorisation in between.
-  virtual void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in,
-                            const DataView& d, const SolveView& s, const StepParams& p, int* status) = 0;
-  virtual void newton_head(Precision objective, int nworld, const ModelView& m, ConstStateView in,
-                           const DataView& d, const SolveView& s, const StepParams& p, int* status) = 0;
+  virtual void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                            const SolveView& s, const StepParams& p, int* status) = 0;
+  virtual void newton_head(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                           const SolveView& s, const StepParams& p, int* status) = 0;
   // Factors and solves the loaded systems of the worlds that need a direction (Eigen LLT on the
   // CPU, cuSOLVER batched on CUDA); solve_ok[w] = 1 on success. Returns how many were solved
   // (0: every world is done).
-  virtual int reference_linear_solve(bool f32, int nworld, const ModelView& m, const DataView& d,
-                                     const SolveView& s, int* solve_ok) = 0;
-  virtual void newton_tail(Precision objective, int nworld, const ModelView& m, ConstStateView in,
-                           const DataView& d, const SolveView& s, const StepParams& p, int* status,
-                           const int* solve_ok) = 0;
-  virtual void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in,
-                             const DataView& d, const SolveView& s, const StepParams& p, int* status) = 0;
+  virtual int reference_linear_solve(bool f32, int nworld, const ModelView& m, const DataView& d, const SolveView& s,
+                                     int* solve_ok) = 0;
+  virtual void newton_tail(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                           const SolveView& s, const StepParams& p, int* status, const int* solve_ok) = 0;
+  virtual void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                             const SolveView& s, const StepParams& p, int* status) = 0;
   // q_{n+1} from q_n, v_n and v_{n+1} (stage 4); worlds with failure bits keep their state.
-  virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new,
-                         StateView out, PositionIntegrationMode mode, double h, const int* status) = 0;
+  virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, StateView out,
+                         PositionIntegrationMode mode, double h, const int* status) = 0;
 };
 
 std::unique_ptr<SolverLaunch> make_solver_launch_cpu(Context& ctx);

@@ -14,18 +14,15 @@ class SolverLaunchImpl final : public SolverLaunch {
   explicit SolverLaunchImpl(Exec exec) : exec_(exec) {}
 
   void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) override {
-    if (p == Precision::F32)
-      parallel_for(exec_, nworld, 1, KinematicsKernel<float>{m, qpos, d});
-    else
-      parallel_for(exec_, nworld, 1, KinematicsKernel<double>{m, qpos, d});
+    if (p == Precision::F32) parallel_for(exec_, nworld, 1, KinematicsKernel<float>{m, qpos, d});
+    else parallel_for(exec_, nworld, 1, KinematicsKernel<double>{m, qpos, d});
   }
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                    const DataView& d, double h, int coriolis_passes, int* status) override {
     if (p == Precision::F32)
       for_each_world_team(exec_, nworld, 0, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status});
-    else
-      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status});
+    else for_each_world_team(exec_, nworld, 0, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status});
   }
 
   void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
@@ -41,8 +38,7 @@ class SolverLaunchImpl final : public SolverLaunch {
                     const SolveView& s, const StepParams& p, int* status) override {
     if (objective == Precision::F32)
       for_each_world_team(exec_, nworld, 0, SapSolveKernel<float>{m, in, p, d, s, status});
-    else
-      for_each_world_team(exec_, nworld, 0, SapSolveKernel<double>{m, in, p, d, s, status});
+    else for_each_world_team(exec_, nworld, 0, SapSolveKernel<double>{m, in, p, d, s, status});
   }
 
   void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
@@ -61,8 +57,7 @@ class SolverLaunchImpl final : public SolverLaunch {
                    const SolveView& s, const StepParams& p, int* status, const int* solve_ok) override {
     if (objective == Precision::F32)
       for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float>{{m, in, p, d, s, status}, solve_ok});
-    else
-      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, p, d, s, status}, solve_ok});
+    else for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, p, d, s, status}, solve_ok});
   }
   void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                      const SolveView& s, const StepParams& p, int* status) override {
@@ -78,10 +73,8 @@ class SolverLaunchImpl final : public SolverLaunch {
   template <template <class> class Phase>
   void split_phase(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                    const SolveView& s, const StepParams& p, int* status) {
-    if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, Phase<float>{{m, in, p, d, s, status}});
-    else
-      for_each_world_team(exec_, nworld, 0, Phase<double>{{m, in, p, d, s, status}});
+    if (objective == Precision::F32) for_each_world_team(exec_, nworld, 0, Phase<float>{{m, in, p, d, s, status}});
+    else for_each_world_team(exec_, nworld, 0, Phase<double>{{m, in, p, d, s, status}});
   }
 
   Exec exec_;

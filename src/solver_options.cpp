@@ -28,9 +28,9 @@ template <class Enum>
 struct EnumValues;  // ::list, a static array of EnumValue<Enum>, in declaration order
 
 #define SAP_ENUM_VALUE(Enum, id, name, aliases) {Enum::id, name, aliases},
-#define SAP_ENUM_VALUES(Enum, VALUES)                                 \
-  template <>                                                         \
-  struct EnumValues<Enum> {                                           \
+#define SAP_ENUM_VALUES(Enum, VALUES)                                   \
+  template <>                                                           \
+  struct EnumValues<Enum> {                                             \
     static constexpr EnumValue<Enum> list[] = {VALUES(SAP_ENUM_VALUE)}; \
   };
 SAP_SOLVER_ENUMS(SAP_ENUM_VALUES)
@@ -133,20 +133,20 @@ std::string accepted_text(const char* valid_text) {
 
 // check_<name>(x): the row's validity condition.
 #define SAP_CHECK_ROW(name, Type, default_value, valid, valid_text, doc) \
-  void check_##name(const Type& x) {                                    \
-    (void)x;                                                            \
-    if (!(valid)) bad_value(#name, format_value(x), valid_text);        \
+  void check_##name(const Type& x) {                                     \
+    (void)x;                                                             \
+    if (!(valid)) bad_value(#name, format_value(x), valid_text);         \
   }
 SAP_SOLVER_OPTIONS(SAP_CHECK_ROW)
 #undef SAP_CHECK_ROW
 
 }  // namespace
 
-#define SAP_DEFINE_TO_STRING(Enum, VALUES)                          \
-  const char* to_string(Enum value) {                               \
-    for (const auto& v : EnumValues<Enum>::list)                    \
-      if (v.value == value) return v.name;                          \
-    return "?";                                                     \
+#define SAP_DEFINE_TO_STRING(Enum, VALUES)       \
+  const char* to_string(Enum value) {            \
+    for (const auto& v : EnumValues<Enum>::list) \
+      if (v.value == value) return v.name;       \
+    return "?";                                  \
   }
 SAP_SOLVER_ENUMS(SAP_DEFINE_TO_STRING)
 #undef SAP_DEFINE_TO_STRING
@@ -170,7 +170,7 @@ SolverConfig SolverOptions::resolve() const {
   // Row by row: the override if set, else the default (which may read rows above); then the
   // row's range check.
 #define SAP_RESOLVE_ROW(name, Type, default_value, valid, valid_text, doc) \
-  c.name = name ? *name : static_cast<Type>(default_value);               \
+  c.name = name ? *name : static_cast<Type>(default_value);                \
   check_##name(c.name);
   SAP_SOLVER_OPTIONS(SAP_RESOLVE_ROW)
 #undef SAP_RESOLVE_ROW
@@ -178,10 +178,9 @@ SolverConfig SolverOptions::resolve() const {
 }
 
 const std::vector<std::string>& solver_option_names() {
-  static const std::vector<std::string> names = {
-      "contact_preset_variant",
+  static const std::vector<std::string> names = {"contact_preset_variant",
 #define SAP_ROW_NAME(name, Type, default_value, valid, valid_text, doc) #name,
-      SAP_SOLVER_OPTIONS(SAP_ROW_NAME)
+                                                 SAP_SOLVER_OPTIONS(SAP_ROW_NAME)
 #undef SAP_ROW_NAME
   };
   return names;
@@ -194,9 +193,9 @@ void set_solver_option(SolverOptions& o, const std::string& key, const std::stri
   }
   // Parsed here (type and format); ranges are checked by resolve(), for C++ callers alike.
 #define SAP_SET_ROW(name, Type, default_value, valid, valid_text, doc) \
-  if (key == #name) {                                                 \
-    o.name = parse_value<Type>(key, value);                           \
-    return;                                                           \
+  if (key == #name) {                                                  \
+    o.name = parse_value<Type>(key, value);                            \
+    return;                                                            \
   }
   SAP_SOLVER_OPTIONS(SAP_SET_ROW)
 #undef SAP_SET_ROW
@@ -216,9 +215,9 @@ std::string solver_options_markdown() {
   std::string out = "| option | values | approx32 | approx64 | drake | meaning |\n|---|---|---|---|---|---|\n";
   out += "| `contact_preset_variant` | " + accepted_values<Preset>(true) +
          " | | | | expands into the defaults of the columns on the right |\n";
-#define SAP_MARKDOWN_ROW(name, Type, default_value, valid, valid_text, doc)                             \
-  out += std::string("| `" #name "` | ") + accepted_text<Type>(valid_text) + " | " +                   \
-         format_value(preset_config[0].name) + " | " + format_value(preset_config[1].name) + " | " +   \
+#define SAP_MARKDOWN_ROW(name, Type, default_value, valid, valid_text, doc)                          \
+  out += std::string("| `" #name "` | ") + accepted_text<Type>(valid_text) + " | " +                 \
+         format_value(preset_config[0].name) + " | " + format_value(preset_config[1].name) + " | " + \
          format_value(preset_config[2].name) + " | " + doc + " |\n";
   SAP_SOLVER_OPTIONS(SAP_MARKDOWN_ROW)
 #undef SAP_MARKDOWN_ROW

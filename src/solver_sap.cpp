@@ -31,7 +31,8 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations
   int depth = 0;
   for (int b = 1; b < m.nbody; ++b) {
     int n = 0;
-    for (int a = b; a > 0; a = m.body_parentid[static_cast<std::size_t>(a)]) n += m.body_dofnum[static_cast<std::size_t>(a)];
+    for (int a = b; a > 0; a = m.body_parentid[static_cast<std::size_t>(a)])
+      n += m.body_dofnum[static_cast<std::size_t>(a)];
     depth = std::max(depth, n);
   }
   s.njac = 2 * std::max(depth, 1);
@@ -44,8 +45,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations
 }
 }  // namespace
 
-SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options,
-                     int max_rigid_contact)
+SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options, int max_rigid_contact)
     : model_(model), ctx_(ctx), nworld_(nworld), config_(options.resolve()), max_rigid_contact_(max_rigid_contact) {
   if (max_rigid_contact < 0)
     throw std::invalid_argument("SolverSAP: max_rigid_contact must be >= 0, got " + std::to_string(max_rigid_contact));
@@ -54,7 +54,8 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   model_.validate();
   storage_ = ModelStorage(model_, ctx.backend());
   data_ = Data(model_, nworld, ctx.backend());
-  solve_ = std::make_unique<SolveData>(solve_sizes(model_, max_rigid_contact, config_.max_iterations), nworld, ctx.backend());
+  solve_ = std::make_unique<SolveData>(solve_sizes(model_, max_rigid_contact, config_.max_iterations), nworld,
+                                       ctx.backend());
   status_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   solve_ok_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   launch_ = make_solver_launch(ctx);
@@ -73,9 +74,9 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
   if (control.ctrl.nworld() != nworld_ && model_.nu > 0)
     throw std::invalid_argument("SolverSAP::step: control has the wrong number of worlds");
   if (contacts.capacity() > max_rigid_contact_)
-    throw std::invalid_argument("SolverSAP::step: contacts have capacity " + std::to_string(contacts.capacity()) +
-                                " per world, the solver was built for max_rigid_contact = " +
-                                std::to_string(max_rigid_contact_));
+    throw std::invalid_argument(
+        "SolverSAP::step: contacts have capacity " + std::to_string(contacts.capacity()) +
+        " per world, the solver was built for max_rigid_contact = " + std::to_string(max_rigid_contact_));
   if (contacts.capacity() > 0 && (contacts.nworld() != nworld_ || contacts.backend() != ctx_.backend()))
     throw std::invalid_argument("SolverSAP::step: contacts have another world count or backend than the solver");
 
@@ -150,7 +151,8 @@ StepDiagnostics SolverSAP::diagnostics() const {
   const std::vector<double> trace = solve_->cost_trace.buffer().to_host();
   const std::size_t nt = solve_->cost_trace.per_world();
   for (int w = 0; w < nworld_; ++w) {
-    const std::size_t n = std::min<std::size_t>(nt, static_cast<std::size_t>(g.newton_iterations[static_cast<std::size_t>(w)]) + 1);
+    const std::size_t n =
+        std::min<std::size_t>(nt, static_cast<std::size_t>(g.newton_iterations[static_cast<std::size_t>(w)]) + 1);
     g.cost_trace.emplace_back(trace.begin() + static_cast<long>(nt * static_cast<std::size_t>(w)),
                               trace.begin() + static_cast<long>(nt * static_cast<std::size_t>(w) + n));
   }
@@ -181,8 +183,10 @@ std::vector<ContactImpulse> SolverSAP::contact_impulses(int world) const {
   const std::vector<double> frame = solve_->con_frame.world_to_host(world);
   std::vector<ContactImpulse> out(static_cast<std::size_t>(n));
   for (int c = 0; c < n; ++c) {
-    for (int k = 0; k < 3; ++k) out[static_cast<std::size_t>(c)].gamma[k] = gamma[3 * static_cast<std::size_t>(c) + static_cast<std::size_t>(k)];
-    for (int k = 0; k < 9; ++k) out[static_cast<std::size_t>(c)].frame[k] = frame[9 * static_cast<std::size_t>(c) + static_cast<std::size_t>(k)];
+    for (int k = 0; k < 3; ++k)
+      out[static_cast<std::size_t>(c)].gamma[k] = gamma[3 * static_cast<std::size_t>(c) + static_cast<std::size_t>(k)];
+    for (int k = 0; k < 9; ++k)
+      out[static_cast<std::size_t>(c)].frame[k] = frame[9 * static_cast<std::size_t>(c) + static_cast<std::size_t>(k)];
   }
   return out;
 }

@@ -54,8 +54,8 @@ class UrdfImporter {
       fail(path + ":" + std::to_string(doc_.ErrorLineNum()), std::string("XML parse error: ") + doc_.ErrorStr());
     const XMLElement* robot = doc_.RootElement();
     if (!robot || std::strcmp(robot->Name(), "robot"))
-      fail(import::location(path, robot), std::string("expected a <robot> root element, got <") +
-                                              (robot ? robot->Name() : "nothing") + ">");
+      fail(import::location(path, robot),
+           std::string("expected a <robot> root element, got <") + (robot ? robot->Name() : "nothing") + ">");
     for (const XMLElement* e = robot->FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string t = e->Name();
       if (t == "link") read_link(e);
@@ -63,8 +63,7 @@ class UrdfImporter {
       else if (t == "material") continue;  // visual
       else if (t == "gazebo" || t == "transmission")
         rep_.warn(t, where(e), "<" + t + "> ignored: simulator/actuation extensions are not imported");
-      else
-        rep_.warn("elem:" + t, where(e), "<" + t + "> ignored: unknown URDF element");
+      else rep_.warn("elem:" + t, where(e), "<" + t + "> ignored: unknown URDF element");
     }
     if (links_.empty()) fail(where(robot), "the robot has no links");
     build();
@@ -154,7 +153,8 @@ class UrdfImporter {
         // length is the full length of the cylindrical part, along the local z axis
         g.size = {number(shape, "radius", 0, true), 0.5 * number(shape, "length", 0, true), 0};
       } else if (t == "mesh") {
-        rep_.warn("collision-mesh", where(shape), "collision mesh skipped: meshes are not supported as collision shapes");
+        rep_.warn("collision-mesh", where(shape),
+                  "collision mesh skipped: meshes are not supported as collision shapes");
         continue;
       } else {
         fail(where(shape), "unknown collision geometry <" + t + "> (expected box, sphere, cylinder, capsule or mesh)");
@@ -165,7 +165,8 @@ class UrdfImporter {
       g.friction = 1.0;  // URDF has no friction; MuJoCo's default
       l.geoms.push_back({shape, g});
     }
-    if (e->FirstChildElement("visual")) rep_.warn("visual", where(e->FirstChildElement("visual")), "<visual> ignored: no effect on the dynamics");
+    if (e->FirstChildElement("visual"))
+      rep_.warn("visual", where(e->FirstChildElement("visual")), "<visual> ignored: no effect on the dynamics");
     link_index_[l.name] = static_cast<int>(links_.size());
     links_.push_back(l);
   }
@@ -177,7 +178,8 @@ class UrdfImporter {
     j.type = required(e, "type");
     static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
     if (!types.count(j.type))
-      fail(where(e), "joint '" + j.name + "': unknown type '" + j.type + "' (expected revolute, continuous, prismatic, fixed, floating)");
+      fail(where(e), "joint '" + j.name + "': unknown type '" + j.type +
+                         "' (expected revolute, continuous, prismatic, fixed, floating)");
     const XMLElement* p = e->FirstChildElement("parent");
     const XMLElement* c = e->FirstChildElement("child");
     if (!p || !c) fail(where(e), "joint '" + j.name + "' needs <parent link=...> and <child link=...>");
@@ -195,15 +197,19 @@ class UrdfImporter {
       j.upper = number(l, "upper", 0);
       j.has_limit = true;
       if (l->Attribute("effort") || l->Attribute("velocity"))
-        rep_.warn("effort", where(l), "joint effort/velocity limits ignored: URDF declares no actuators (add them in the scene)");
+        rep_.warn("effort", where(l),
+                  "joint effort/velocity limits ignored: URDF declares no actuators (add them in the scene)");
     }
     if (const XMLElement* d = e->FirstChildElement("dynamics")) {
       j.damping = number(d, "damping", 0);
       if (j.damping < 0) fail(where(d), "damping must be non-negative");
-      if (number(d, "friction", 0) != 0) unsupported(d, "joint friction", "dry joint friction has no counterpart in the model");
+      if (number(d, "friction", 0) != 0)
+        unsupported(d, "joint friction", "dry joint friction has no counterpart in the model");
     }
-    if (e->FirstChildElement("mimic")) unsupported(e->FirstChildElement("mimic"), "<mimic>", "coupled joints have no counterpart in the model");
-    if (j.type == "planar") unsupported(e, "planar joint", "planar joints have no counterpart in the model (treated as fixed)");
+    if (e->FirstChildElement("mimic"))
+      unsupported(e->FirstChildElement("mimic"), "<mimic>", "coupled joints have no counterpart in the model");
+    if (j.type == "planar")
+      unsupported(e, "planar joint", "planar joints have no counterpart in the model (treated as fixed)");
     if (j.type == "revolute" || j.type == "prismatic") {
       if (!j.has_limit) fail(where(e), "joint '" + j.name + "': a " + j.type + " joint needs a <limit>");
       if (!(j.lower <= j.upper)) fail(where(e), "joint '" + j.name + "': limit lower must not exceed upper");
@@ -216,11 +222,14 @@ class UrdfImporter {
     std::map<std::string, std::vector<int>> children;
     for (std::size_t i = 0; i < joints_.size(); ++i) {
       const UJoint& j = joints_[i];
-      if (!link_index_.count(j.parent)) fail(where(j.el), "joint '" + j.name + "': unknown parent link '" + j.parent + "'");
-      if (!link_index_.count(j.child)) fail(where(j.el), "joint '" + j.name + "': unknown child link '" + j.child + "'");
+      if (!link_index_.count(j.parent))
+        fail(where(j.el), "joint '" + j.name + "': unknown parent link '" + j.parent + "'");
+      if (!link_index_.count(j.child))
+        fail(where(j.el), "joint '" + j.name + "': unknown child link '" + j.child + "'");
       if (parent_joint.count(j.child))
         fail(where(j.el), "link '" + j.child + "' is the child of two joints ('" +
-                              joints_[static_cast<std::size_t>(parent_joint[j.child])].name + "' and '" + j.name + "')");
+                              joints_[static_cast<std::size_t>(parent_joint[j.child])].name + "' and '" + j.name +
+                              "')");
       parent_joint[j.child] = static_cast<int>(i);
       children[j.parent].push_back(static_cast<int>(i));
     }
@@ -230,8 +239,9 @@ class UrdfImporter {
     if (roots.size() != 1) {
       std::string names;
       for (int r : roots) names += (names.empty() ? "'" : ", '") + links_[static_cast<std::size_t>(r)].name + "'";
-      fail(where(doc_.RootElement()), roots.empty() ? "the joints form a cycle (no root link)"
-                                                    : "expected one root link, found " + std::to_string(roots.size()) + ": " + names);
+      fail(where(doc_.RootElement()),
+           roots.empty() ? "the joints form a cycle (no root link)"
+                         : "expected one root link, found " + std::to_string(roots.size()) + ": " + names);
     }
     // Pre-order traversal; collect bodies to compute tree masses before emitting geoms.
     struct Item {
@@ -276,7 +286,8 @@ class UrdfImporter {
         const UJoint& j = joints_[static_cast<std::size_t>(it.joint)];
         const int p = link_index_[j.parent];
         parent_of[static_cast<std::size_t>(it.link)] = p;
-        moving[static_cast<std::size_t>(it.link)] = moving[static_cast<std::size_t>(p)] || (j.type != "fixed" && j.type != "planar");
+        moving[static_cast<std::size_t>(it.link)] = moving[static_cast<std::size_t>(p)] ||
+                                                    (j.type != "fixed" && j.type != "planar");
       }
     }
     // Mass of each kinematic tree (subtree of a child of the world).
@@ -292,7 +303,8 @@ class UrdfImporter {
                                              joints_[static_cast<std::size_t>(it.joint)].type != "planar")
                                           : floating_ && !root_is_world;
       if (has_dofs && !(subtree[l] > 0))
-        fail(where(links_[l].el), "link '" + links_[l].name + "' moves but has no mass in its subtree (add an <inertial>)");
+        fail(where(links_[l].el),
+             "link '" + links_[l].name + "' moves but has no mass in its subtree (add an <inertial>)");
     }
     std::vector<double> tree_mass(links_.size(), 0.0);
     for (const Item& it : order) {
@@ -332,7 +344,8 @@ class UrdfImporter {
       s.name = prefixed(j.name);
       s.damping = j.damping;
       if (j.type == "floating") {
-        if (b.parent != 0) fail(where(j.el), "joint '" + j.name + "': a floating joint must attach a link to the world");
+        if (b.parent != 0)
+          fail(where(j.el), "joint '" + j.name + "': a floating joint must attach a link to the world");
         s.type = kJointFree;
       } else {
         s.type = j.type == "prismatic" ? kJointSlide : kJointHinge;
@@ -350,7 +363,9 @@ class UrdfImporter {
       ULink& l = links_[static_cast<std::size_t>(it.link)];
       const bool is_static = !moving[static_cast<std::size_t>(it.link)];
       for (auto& [el, g] : l.geoms) {
-        const import::ContactMaterial cm = import::contact_material(solref, tree_mass[static_cast<std::size_t>(it.link)], is_static);
+        const import::ContactMaterial cm = import::contact_material(solref,
+                                                                    tree_mass[static_cast<std::size_t>(it.link)],
+                                                                    is_static);
         g.stiffness = opt_.default_stiffness > 0 ? opt_.default_stiffness : cm.stiffness;
         g.dissipation = opt_.default_dissipation >= 0 ? opt_.default_dissipation : cm.dissipation;
         if (!is_static && !(g.stiffness > 0)) g.stiffness = import::kStaticStiffness;

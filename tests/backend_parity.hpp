@@ -67,10 +67,10 @@ inline double setup_epsilon(const SolverConfig& c) {
 }
 
 struct WorldComparison {
-  double dv_A = 0;         // |v_1 - v_2|_A
-  double bound = 0;        // the bound above
-  double rel_v = 0;        // |v_1 - v_2| / max(1, |v_1|) (Euclidean)
-  double rel_q = 0;        // |q_1 - q_2| / max(1, |q_1|)
+  double dv_A = 0;          // |v_1 - v_2|_A
+  double bound = 0;         // the bound above
+  double rel_v = 0;         // |v_1 - v_2| / max(1, |v_1|) (Euclidean)
+  double rel_q = 0;         // |q_1 - q_2| / max(1, |q_1|)
   bool constrained = true;  // the solve had constraint rows (else v = v* exactly)
 };
 

@@ -77,7 +77,9 @@ inline Shape capsule(const V3& p, const M3& R, double r, double half) { return {
 inline Shape cylinder(const V3& p, const M3& R, double r, double half) { return {kGeomCylinder, p, R, V3(r, half, 0)}; }
 inline Shape box(const V3& p, const M3& R, const V3& half) { return {kGeomBox, p, R, half}; }
 
-inline M3 rot_axis(const V3& axis, double angle) { return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix(); }
+inline M3 rot_axis(const V3& axis, double angle) {
+  return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();
+}
 
 inline M3 random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> g(0, 1);
@@ -214,7 +216,6 @@ inline double support(const Shape& s, const V3& u) {
 // the distance between the shapes (a pair of points at distance phi and a slab of width phi).
 inline double support_gap(const Shape& a, const Shape& b, const V3& n) { return -support(b, -n) - support(a, n); }
 
-
 // Expects the same contacts as `expected` (any order: each expected contact is matched to the
 // actual contact with the nearest x1), for the configuration as given and moved by random
 // rigid transforms (the answer moves with it).
@@ -231,7 +232,8 @@ inline void expect_contacts(const Shape& a, const Shape& b, double margin, const
       const Contact e = T.contact(e0);
       int best = -1;
       for (std::size_t i = 0; i < got.size(); ++i)
-        if (!used[i] && (best < 0 || (got[i].x1 - e.x1).norm() < (got[static_cast<std::size_t>(best)].x1 - e.x1).norm()))
+        if (!used[i] &&
+            (best < 0 || (got[i].x1 - e.x1).norm() < (got[static_cast<std::size_t>(best)].x1 - e.x1).norm()))
           best = static_cast<int>(i);
       ASSERT_GE(best, 0);
       used[static_cast<std::size_t>(best)] = true;

@@ -67,7 +67,8 @@ inline std::vector<HostContact> plane_contacts(const Model& m, DynamicsEvaluator
 }
 
 // Writes host contacts of world w into `contacts` (CPU backend), truncating at capacity.
-inline void upload_contacts(Contacts& contacts, int w, const std::vector<HostContact>& cs, const PlaneContactParams& p) {
+inline void upload_contacts(Contacts& contacts, int w, const std::vector<HostContact>& cs,
+                            const PlaneContactParams& p) {
   const int cap = contacts.capacity();
   const int n = std::min<int>(cap, static_cast<int>(cs.size()));
   ContactsView v = contacts.view();

@@ -13,9 +13,20 @@ namespace sap::testing {
 
 inline const std::string kScenes = std::string(SAP_SOURCE_DIR) + "/scenes/";
 
-inline const std::vector<std::string> kSceneCases = {
-    "pendulum", "double_pendulum", "free_tumbling_box", "multi_joints", "pd_arm", "sphere_on_ground", "box_on_incline",
-    "free_cube", "box_stack_5", "franka_cube", "sphere_pile", "humanoid", "g1", "panda"};
+inline const std::vector<std::string> kSceneCases = {"pendulum",
+                                                     "double_pendulum",
+                                                     "free_tumbling_box",
+                                                     "multi_joints",
+                                                     "pd_arm",
+                                                     "sphere_on_ground",
+                                                     "box_on_incline",
+                                                     "free_cube",
+                                                     "box_stack_5",
+                                                     "franka_cube",
+                                                     "sphere_pile",
+                                                     "humanoid",
+                                                     "g1",
+                                                     "panda"};
 
 // JSON scenes by file name; the MJCF models through a one-asset scene (as sap_bench loads them).
 inline Scene load_named(const std::string& name) {

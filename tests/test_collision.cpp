@@ -22,7 +22,6 @@ namespace {
 constexpr double kTol = 1e-9;
 const int kTrials = std::getenv("SAP_COLLISION_TRIALS") ? std::atoi(std::getenv("SAP_COLLISION_TRIALS")) : 400;
 
-
 const V3 ez(0, 0, 1), ex(1, 0, 0), ey(0, 1, 0);
 
 }  // namespace
@@ -30,14 +29,14 @@ const V3 ez(0, 0, 1), ex(1, 0, 0), ey(0, 1, 0);
 // ---- material ---------------------------------------------------------------------------------
 
 TEST(CollisionMaterial, CombinationRules) {
-  EXPECT_DOUBLE_EQ(combine_stiffness(1e5, 1e5), 5e4);            // series springs
+  EXPECT_DOUBLE_EQ(combine_stiffness(1e5, 1e5), 5e4);  // series springs
   EXPECT_DOUBLE_EQ(combine_stiffness(2.0, 6.0), 12.0 / 8.0);
-  EXPECT_DOUBLE_EQ(combine_stiffness(HUGE_VAL, 3e4), 3e4);        // rigid side: the other one
+  EXPECT_DOUBLE_EQ(combine_stiffness(HUGE_VAL, 3e4), 3e4);  // rigid side: the other one
   EXPECT_DOUBLE_EQ(combine_stiffness(3e4, HUGE_VAL), 3e4);
   EXPECT_TRUE(std::isinf(combine_stiffness(HUGE_VAL, HUGE_VAL)));
-  EXPECT_DOUBLE_EQ(combine_dissipation(0.01, 0.03), 0.04);        // tau0 + tau1
+  EXPECT_DOUBLE_EQ(combine_dissipation(0.01, 0.03), 0.04);  // tau0 + tau1
   EXPECT_DOUBLE_EQ(combine_friction(0.5, 1.0), 2 * 0.5 * 1.0 / 1.5);
-  EXPECT_DOUBLE_EQ(combine_friction(0.7, 0.7), 0.7);              // equal materials keep mu
+  EXPECT_DOUBLE_EQ(combine_friction(0.7, 0.7), 0.7);  // equal materials keep mu
   EXPECT_DOUBLE_EQ(combine_friction(0.0, 0.8), 0.0);
   EXPECT_DOUBLE_EQ(combine_friction(0.0, 0.0), 0.0);
 }
@@ -96,8 +95,7 @@ TEST(CollisionPlane, CylinderUprightLyingTilted) {
   const V3 c(0, 0, hl * std::cos(th) + r * std::sin(th) - 0.01);
   const V3 low = c - hl * V3(0, -std::sin(th), std::cos(th)) - r * V3(0, std::cos(th), std::sin(th));
   EXPECT_NEAR(low.z(), -0.01, 1e-12);
-  expect_contacts(plane(), cylinder(c, rot_axis(ex, th), r, hl), 0.02,
-                  {along(V3(low.x(), low.y(), 0), low, ez)});
+  expect_contacts(plane(), cylinder(c, rot_axis(ex, th), r, hl), 0.02, {along(V3(low.x(), low.y(), 0), low, ez)});
 }
 
 // ---- sphere and capsule pairs ---------------------------------------------------------------
@@ -171,9 +169,7 @@ Shape random_shape(int type, std::mt19937& rng) {
   }
 }
 
-double rbound(const Shape& s) {
-  return geom_bounding_radius(s.type, {s.size[0], s.size[1], s.size[2]});
-}
+double rbound(const Shape& s) { return geom_bounding_radius(s.type, {s.size[0], s.size[1], s.size[2]}); }
 
 // Places b near a: at a random direction, at a distance between deep overlap and just out of
 // reach, so that the pair is sampled in overlap, in the margin band and beyond.
@@ -192,8 +188,8 @@ void place_near(const Shape& a, Shape& b, std::mt19937& rng) {
 struct PairType {
   int t0, t1;
 };
-const PairType kPairs[] = {{kGeomPlane, kGeomSphere},   {kGeomPlane, kGeomCapsule},  {kGeomPlane, kGeomBox},
-                           {kGeomPlane, kGeomCylinder}, {kGeomSphere, kGeomSphere},  {kGeomSphere, kGeomCapsule},
+const PairType kPairs[] = {{kGeomPlane, kGeomSphere},   {kGeomPlane, kGeomCapsule},   {kGeomPlane, kGeomBox},
+                           {kGeomPlane, kGeomCylinder}, {kGeomSphere, kGeomSphere},   {kGeomSphere, kGeomCapsule},
                            {kGeomSphere, kGeomBox},     {kGeomCapsule, kGeomCapsule}, {kGeomCapsule, kGeomBox},
                            {kGeomBox, kGeomBox}};
 
@@ -280,7 +276,9 @@ TEST_P(CollisionProperties, RandomPoses) {
   EXPECT_LT(nf32_disagree, kTrials / 100) << "fp32 narrow phase disagrees with fp64 too often";
   EXPECT_GT(ncontact, 100) << "the sampling should produce contacts";
   if (pt.t1 != kGeomCylinder) EXPECT_GT(nseparated, 20);
-  std::printf("%s-%s: %d contacts, %d separated, %d in the margin band, %d overlapping with contacts, %d fp32 disagreements\n", geom_type_name(pt.t0), geom_type_name(pt.t1), ncontact, nseparated, nband, noverlap, nf32_disagree);
+  std::printf(
+      "%s-%s: %d contacts, %d separated, %d in the margin band, %d overlapping with contacts, %d fp32 disagreements\n",
+      geom_type_name(pt.t0), geom_type_name(pt.t1), ncontact, nseparated, nband, noverlap, nf32_disagree);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPairs, CollisionProperties, ::testing::ValuesIn(kPairs),

@@ -113,12 +113,14 @@ TEST(CollisionCapsuleBox, LyingOnAFaceGivesTwo) {
                     {along(V3(-hl, 0.05, z), V3(-hl, 0.05, 0.1), -ez), along(V3(hl, 0.05, z), V3(hl, 0.05, 0.1), -ez)});
     // Overhanging the +x edge: the segment x in [0.15, 0.55] is clipped to the face at 0.3.
     expect_contacts(capsule(V3(0.35, 0.05, z + r), along_x, r, hl), b, margin,
-                    {along(V3(0.15, 0.05, z), V3(0.15, 0.05, 0.1), -ez), along(V3(0.3, 0.05, z), V3(0.3, 0.05, 0.1), -ez)});
+                    {along(V3(0.15, 0.05, z), V3(0.15, 0.05, 0.1), -ez),
+                     along(V3(0.3, 0.05, z), V3(0.3, 0.05, 0.1), -ez)});
   }
   expect_contacts(capsule(V3(0, 0.05, 0.1 + r + 0.02), along_x, r, hl), b, margin, {});
   // Sunk 0.02 into the top face (axis inside the box): still the 2-point line contact.
   expect_contacts(capsule(V3(0, 0.05, 0.08), along_x, r, 0.1), b, margin,
-                  {along(V3(-0.1, 0.05, 0.03), V3(-0.1, 0.05, 0.1), -ez), along(V3(0.1, 0.05, 0.03), V3(0.1, 0.05, 0.1), -ez)});
+                  {along(V3(-0.1, 0.05, 0.03), V3(-0.1, 0.05, 0.1), -ez),
+                   along(V3(0.1, 0.05, 0.03), V3(0.1, 0.05, 0.1), -ez)});
 }
 
 TEST(CollisionCapsuleBox, StandingAlongAnEdgeAndAtACorner) {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "collision_test_util.hpp"
@@ -67,10 +67,11 @@ Model make_scene(const std::vector<BodyGeom>& bodies, bool offset_geoms = true) 
   return b.finalize();
 }
 
-const std::vector<BodyGeom> kMixed = {
-    {kGeomSphere, {0.12, 0, 0}, 2e5, 0.5, 0.02},  {kGeomCapsule, {0.06, 0.15, 0}, 1e5, 1.0, 0.01},
-    {kGeomBox, {0.15, 0.1, 0.08}, 3e5, 0.6, 0.03}, {kGeomBox, {0.1, 0.1, 0.1}, 1e5, 0.9, 0.0},
-    {kGeomCapsule, {0.05, 0.2, 0}, 4e5, 0.3, 0.02, 0.0, true}};
+const std::vector<BodyGeom> kMixed = {{kGeomSphere, {0.12, 0, 0}, 2e5, 0.5, 0.02},
+                                      {kGeomCapsule, {0.06, 0.15, 0}, 1e5, 1.0, 0.01},
+                                      {kGeomBox, {0.15, 0.1, 0.08}, 3e5, 0.6, 0.03},
+                                      {kGeomBox, {0.1, 0.1, 0.1}, 1e5, 0.9, 0.0},
+                                      {kGeomCapsule, {0.05, 0.2, 0}, 4e5, 0.3, 0.02, 0.0, true}};
 
 // Random configurations: bodies crowded near the ground so that most pairs touch.
 std::vector<double> random_qpos(const Model& m, std::mt19937& rng) {
@@ -216,8 +217,10 @@ TEST(CollisionPipeline, MatchesNarrowPhaseOnIndependentPoses) {
 }
 
 TEST(CollisionPipeline, OverflowKeepsTheDeepestAndCountsTheDropped) {
-  const std::vector<BodyGeom> boxes = {{kGeomBox, {0.2, 0.2, 0.05}}, {kGeomBox, {0.2, 0.2, 0.05}},
-                                       {kGeomBox, {0.2, 0.2, 0.05}}, {kGeomSphere, {0.1, 0, 0}}};
+  const std::vector<BodyGeom> boxes = {{kGeomBox, {0.2, 0.2, 0.05}},
+                                       {kGeomBox, {0.2, 0.2, 0.05}},
+                                       {kGeomBox, {0.2, 0.2, 0.05}},
+                                       {kGeomSphere, {0.1, 0, 0}}};
   const Model m = make_scene(boxes, false);
   std::mt19937 rng(5);
   const int nworld = 6, cap = 5;
@@ -248,7 +251,8 @@ TEST(CollisionPipeline, OverflowKeepsTheDeepestAndCountsTheDropped) {
     // Expected: the `cap` smallest (phi, generation rank), listed in generation order.
     std::vector<std::size_t> order(full.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return full[a].phi < full[b].phi; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return full[a].phi < full[b].phi; });
     order.resize(std::min<std::size_t>(order.size(), cap));
     std::sort(order.begin(), order.end());
     ASSERT_EQ(kept.size(), order.size());
@@ -293,7 +297,8 @@ TEST(CollisionPipeline, DeterministicAcrossThreadsAndBatchSizes) {
     for (int w = 0; w < nworld; ++w) {
       ASSERT_EQ(other.first[static_cast<std::size_t>(w)].size(), ref.first[static_cast<std::size_t>(w)].size());
       for (std::size_t i = 0; i < ref.first[static_cast<std::size_t>(w)].size(); ++i)
-        EXPECT_TRUE(bitwise_equal(other.first[static_cast<std::size_t>(w)][i], ref.first[static_cast<std::size_t>(w)][i]));
+        EXPECT_TRUE(
+            bitwise_equal(other.first[static_cast<std::size_t>(w)][i], ref.first[static_cast<std::size_t>(w)][i]));
     }
   }
   // Batch invariance: each world alone gives the same contacts as inside the batch.
@@ -335,7 +340,8 @@ TEST(CollisionPipeline, Fp32MatchesFp64) {
 }
 
 TEST(CollisionPipeline, UnsupportedPairsAreCountedAndReported) {
-  const Model m = make_scene({{kGeomCylinder, {0.1, 0.05, 0}}, {kGeomSphere, {0.1, 0, 0}}, {kGeomCylinder, {0.1, 0.1, 0}}});
+  const Model m = make_scene(
+      {{kGeomCylinder, {0.1, 0.05, 0}}, {kGeomSphere, {0.1, 0, 0}}, {kGeomCylinder, {0.1, 0.1, 0}}});
   Context ctx(Backend::CPU, 1);
   CollisionPipeline pipe(m, ctx, 1);
   // Pairs: ground-cyl, ground-sphere, ground-cyl2 supported; cyl-sphere, cyl-cyl2, sphere-cyl2 not.
@@ -374,8 +380,11 @@ TEST(CollisionPipeline, UnsupportedPairsAreCountedAndReported) {
 }
 
 TEST(CollisionPipeline, ContactCapacityEstimate) {
-  const Model m = make_scene({{kGeomBox, {0.1, 0.1, 0.1}}, {kGeomBox, {0.1, 0.1, 0.1}}, {kGeomCapsule, {0.05, 0.1, 0}},
-                              {kGeomSphere, {0.1, 0, 0}}, {kGeomCylinder, {0.1, 0.1, 0}}});
+  const Model m = make_scene({{kGeomBox, {0.1, 0.1, 0.1}},
+                              {kGeomBox, {0.1, 0.1, 0.1}},
+                              {kGeomCapsule, {0.05, 0.1, 0}},
+                              {kGeomSphere, {0.1, 0, 0}},
+                              {kGeomCylinder, {0.1, 0.1, 0}}});
   // ground: box 4 + box 4 + capsule 2 + sphere 1 + cylinder 4 = 15
   // box-box 8, box-capsule 2 x 2, box-sphere 1 x 2, capsule-sphere 1, cylinder pairs 0 -> 15
   EXPECT_EQ(estimate_contact_capacity(m), 30);

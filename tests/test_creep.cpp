@@ -88,7 +88,8 @@ TEST(Creep, RestingStackHasTheComplianceOffsetAndNoCreep) {
       const std::vector<double> rt = tangential_regularisation(sim);
       const auto impulses = sim.solver().contact_impulses(0);
       ASSERT_EQ(rt.size(), impulses.size());
-      for (std::size_t c = 0; c < rt.size(); ++c) max_creep_speed = std::max(max_creep_speed, rt[c] * 0.6 * impulses[c].gamma[2]);
+      for (std::size_t c = 0; c < rt.size(); ++c)
+        max_creep_speed = std::max(max_creep_speed, rt[c] * 0.6 * impulses[c].gamma[2]);
     }
   }
   ASSERT_GT(max_creep_speed, 0.0);
@@ -97,7 +98,8 @@ TEST(Creep, RestingStackHasTheComplianceOffsetAndNoCreep) {
   const double drift_xy = std::hypot(q1[top] - q0[top], q1[top + 1] - q0[top + 1]);
   std::printf("stack: compression predicted %.6e m, measured %.6e m; drift over %.1f s: xy %.3e m, z %.3e m; "
               "stiction bound %.3e m\n",
-              compression, hz * (2 * nbox - 1) - q0[top + 2], T, drift_xy, q1[top + 2] - q0[top + 2], max_creep_speed * T);
+              compression, hz * (2 * nbox - 1) - q0[top + 2], T, drift_xy, q1[top + 2] - q0[top + 2],
+              max_creep_speed * T);
   EXPECT_LT(drift_xy, 1e-3 * max_creep_speed * T) << "stiction bound over the run: " << max_creep_speed * T << " m";
   EXPECT_LT(std::abs(q1[top + 2] - q0[top + 2]), 1e-3 * compression) << "the compliance offset is steady";
 }
@@ -130,10 +132,11 @@ TEST(Creep, StickingBoxOnInclineCreepsAtTheRegularisedRate) {
   const double dx = q1[0] - q0[0], dz = q1[2] - q0[2];
   const double along = dx * std::cos(theta) - dz * std::sin(theta);
   const double measured = along / (steps * h), predicted = predicted_sum / steps;
-  std::printf("incline: creep %.4e m/s measured, %.4e m/s predicted (R_t = %.4e, sigma w with sigma = 1e-3)\n", measured,
-              predicted, tangential_regularisation(sim)[0]);
+  std::printf("incline: creep %.4e m/s measured, %.4e m/s predicted (R_t = %.4e, sigma w with sigma = 1e-3)\n",
+              measured, predicted, tangential_regularisation(sim)[0]);
   EXPECT_GT(measured, 0.0) << "creeps downhill";
-  EXPECT_NEAR(measured, predicted, 0.05 * predicted) << "creep " << measured << " m/s, predicted " << predicted << " m/s";
+  EXPECT_NEAR(measured, predicted, 0.05 * predicted)
+      << "creep " << measured << " m/s, predicted " << predicted << " m/s";
   // Sticking, not sliding: the friction-limited slide would accelerate at g (sin - 0.6 cos) < 0.
   EXPECT_LT(std::abs(sim.state().qvel.world_to_host(0)[0]), 10 * predicted);
 }

@@ -18,7 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-std::string fixture_path(const std::string& name) { return std::string(SAP_SOURCE_DIR) + "/tests/data/drake/" + name + ".json"; }
+std::string fixture_path(const std::string& name) {
+  return std::string(SAP_SOURCE_DIR) + "/tests/data/drake/" + name + ".json";
+}
 
 json load(const std::string& name) {
   std::ifstream f(fixture_path(name));
@@ -222,8 +224,8 @@ double trajectory_error(const json& j, const std::string& preset) {
   return worst;
 }
 
-const std::vector<std::string> kScenes = {"sphere_drop", "box_slide", "box_incline_stick", "box_incline_slide",
-                                          "arm_limits", "pd_effort"};
+const std::vector<std::string> kScenes = {"sphere_drop",       "box_slide",  "box_incline_stick",
+                                          "box_incline_slide", "arm_limits", "pd_effort"};
 
 }  // namespace
 

@@ -159,8 +159,8 @@ TEST_P(DynamicsRandomTrees, BiasMatchesFiniteDifferenceLagrangian) {
   ev.compute(q0, v);
   const Eigen::VectorXd bias = ev.bias();
   EXPECT_LT((bias - expected).norm(), 1e-6 * (1 + bias.norm())) << "bias\n"
-                                                                  << bias.transpose() << "\nexpected\n"
-                                                                  << expected.transpose();
+                                                                << bias.transpose() << "\nexpected\n"
+                                                                << expected.transpose();
 }
 
 // Independent Newton-Euler check: along the curve q(t) = q (+) t v with constant v (exact for
@@ -211,8 +211,8 @@ TEST_P(DynamicsRandomTrees, BiasMatchesNewtonEulerOfBodyMotion) {
   ev.compute(q0, v);
   const Eigen::VectorXd bias = ev.bias();
   EXPECT_LT((bias - expected).norm(), 1e-6 * (1 + bias.norm())) << "bias\n"
-                                                                  << bias.transpose() << "\nexpected\n"
-                                                                  << expected.transpose();
+                                                                << bias.transpose() << "\nexpected\n"
+                                                                << expected.transpose();
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, DynamicsRandomTrees, ::testing::Range(0, 8));
@@ -258,7 +258,7 @@ TEST(Dynamics, FreeBodyBiasAnalytic) {
   Eigen::VectorXd expected(6);
   expected << R * f_lin, f_ang;  // linear dofs are world-axis translations
   EXPECT_LT((ev.bias() - expected).norm(), 1e-12 * expected.norm()) << ev.bias().transpose() << "\n"
-                                                                     << expected.transpose();
+                                                                    << expected.transpose();
 }
 
 // A pendulum's mass matrix is m l^2 + I_com + armature, its gravity torque m g l sin(theta).

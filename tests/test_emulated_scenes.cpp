@@ -67,9 +67,8 @@ TEST_P(EmulatedScene, OneStepAgreesWithOneLane) {
     }
     // approx32 and drake at one warp and a partial second warp; approx64 at every count.
     std::vector<int> lanes = lane_counts();
-    if (std::string(preset) != "approx64") lanes.erase(std::remove_if(lanes.begin(), lanes.end(), [](int n) {
-                                                         return n != 32 && n != 33;
-                                                       }), lanes.end());
+    if (std::string(preset) != "approx64")
+      lanes.erase(std::remove_if(lanes.begin(), lanes.end(), [](int n) { return n != 32 && n != 33; }), lanes.end());
     for (int n : lanes) {
       SimulatorOptions oe = o;
       oe.emulated_lanes = n;
@@ -123,8 +122,7 @@ TEST_P(EmulatedScene, TrajectoryAgreesWithOneLane) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene,
-                         ::testing::ValuesIn(kSceneCases),
+INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene, ::testing::ValuesIn(kSceneCases),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -65,7 +65,9 @@ S cuda_order_sum(const std::vector<S>& x) {
     for (int off = 16; off > 0; off /= 2) {
       std::vector<S> next = lane;
       for (int l = 0; l < width; ++l)
-        if (l + off < width) next[static_cast<std::size_t>(l)] = lane[static_cast<std::size_t>(l)] + lane[static_cast<std::size_t>(l + off)];
+        if (l + off < width)
+          next[static_cast<std::size_t>(l)] = lane[static_cast<std::size_t>(l)] +
+                                              lane[static_cast<std::size_t>(l + off)];
       lane = next;
     }
     total = w0 == 0 ? lane[0] : total + lane[0];

@@ -161,7 +161,8 @@ TEST(FaultInjection, NonFiniteControlsAreFlagged) {
   const int nu = scene.model.nu, steps = 20;
   ASSERT_GT(nu, 0);
   std::vector<double> ctrl(static_cast<std::size_t>(kWorlds * nu));
-  for (std::size_t i = 0; i < ctrl.size(); ++i) ctrl[i] = 0.1 * static_cast<double>(i % static_cast<std::size_t>(nu) + 1);
+  for (std::size_t i = 0; i < ctrl.size(); ++i)
+    ctrl[i] = 0.1 * static_cast<double>(i % static_cast<std::size_t>(nu) + 1);
   const RunResult ref = run(scene, kWorlds, steps, [&](sap::Simulator& sim) { sim.set_control(ctrl); });
   for (double bad_value : {kNaN, kInf}) {
     std::vector<double> c = ctrl;
@@ -220,8 +221,8 @@ TEST(FaultInjection, ExtremeMassRatioStaysInItsWorld) {
   const RunResult ref = run(scene, kWorlds, steps, nullptr);
   const RunResult r = run(scene, kWorlds, steps, [&](sap::Simulator& sim) {
     std::vector<double> q = sim.state().qpos.world_to_host(kBad);
-    q[7] = 0.1;            // light box x: on the heavy box's top face
-    q[9] = 0.5 + 0.025;    // z: resting on it (top face at 0.5 m)
+    q[7] = 0.1;          // light box x: on the heavy box's top face
+    q[9] = 0.5 + 0.025;  // z: resting on it (top face at 0.5 m)
     set_world(sim, kBad, q, {});
   });
   expect_others_untouched(ref, r, kBad);

@@ -66,8 +66,8 @@ TEST(ReferenceSolve, SplitLoopOnEmulatedTeams) {
     copy_state(ours, probe);
     probe.step();
     split.step();
-    expect_step_agrees(record_step(probe), record_step(split), scene.model.nq,
-                       setup_epsilon(ours.solver().config()), name + " split loop, 33 lanes");
+    expect_step_agrees(record_step(probe), record_step(split), scene.model.nq, setup_epsilon(ours.solver().config()),
+                       name + " split loop, 33 lanes");
   }
 }
 

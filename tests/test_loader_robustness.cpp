@@ -97,11 +97,13 @@ TEST(LoaderRobustness, StringEntryPointsMatchFiles) {
   // Includes of a string document resolve relative to base_dir (mjx_scene.xml includes mjx_panda.xml).
   sap::ImportOptions drop;
   drop.drop_unsupported = true;
-  const sap::Model panda = sap::load_mjcf_string(R"(<mujoco><include file="mjx_scene.xml"/></mujoco>)", "s", nullptr, drop, dir);
+  const sap::Model panda = sap::load_mjcf_string(R"(<mujoco><include file="mjx_scene.xml"/></mujoco>)", "s", nullptr,
+                                                 drop, dir);
   EXPECT_EQ(panda.nv, 9);
   try {
-    sap::load_mjcf_string("<mujoco>\n<worldbody>\n<body><geom type=\"sphere\" size=\"-1\"/></body>\n</worldbody>\n</mujoco>",
-                          "inline.xml");
+    sap::load_mjcf_string(
+        "<mujoco>\n<worldbody>\n<body><geom type=\"sphere\" size=\"-1\"/></body>\n</worldbody>\n</mujoco>",
+        "inline.xml");
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()).rfind("inline.xml:3: ", 0), 0u) << e.what();
@@ -133,7 +135,8 @@ TEST(LoaderRobustness, DirectoriesAreNotFiles) {
   EXPECT_NE(message([&] { sap::parse_scene(scene, "d.json", dir); }).find("d.json: /assets/0/path: not a regular file"),
             std::string::npos);
   const std::string inc = R"(<mujoco><include file="."/></mujoco>)";
-  EXPECT_NE(message([&] { sap::load_mjcf_string(inc, "i.xml", nullptr, {}, dir); }).find("i.xml:1: '"), std::string::npos)
+  EXPECT_NE(message([&] { sap::load_mjcf_string(inc, "i.xml", nullptr, {}, dir); }).find("i.xml:1: '"),
+            std::string::npos)
       << message([&] { sap::load_mjcf_string(inc, "i.xml", nullptr, {}, dir); });
 }
 
@@ -153,5 +156,6 @@ TEST(LoaderRobustness, IntegerAttributesAreRangeChecked) {
             "i.xml:1: attribute 'inertiagrouprange': expected two integer geom groups, got '1e300 2'");
   EXPECT_EQ(error("<mujoco>" + body + " condim=\"4294967299\"/></body></worldbody></mujoco>"),
             "i.xml:1: attribute 'condim': integer out of range, got '4294967299'");
-  EXPECT_EQ(error("<mujoco><compiler inertiagrouprange=\"0 3\"/>" + body + "/></body></worldbody></mujoco>"), "no error");
+  EXPECT_EQ(error("<mujoco><compiler inertiagrouprange=\"0 3\"/>" + body + "/></body></worldbody></mujoco>"),
+            "no error");
 }

@@ -60,7 +60,7 @@ TEST(Mjcf, OrientationForms) {
     <body name="zdown" zaxis="0 0 -1"><geom size="0.1"/></body>
   </worldbody>
 </mujoco>)");
-  EXPECT_TRUE(body_rot(m, "quat").isApprox(Rz(kPi), 1e-14));  // normalized (0 0 0 2)
+  EXPECT_TRUE(body_rot(m, "quat").isApprox(Rz(kPi), 1e-14));    // normalized (0 0 0 2)
   EXPECT_TRUE(body_rot(m, "aa").isApprox(Rz(kPi / 2), 1e-14));  // degrees by default, axis normalized
   // Default eulerseq "xyz": rotations about the moving axes, R = Rx Ry Rz.
   EXPECT_TRUE(body_rot(m, "euler").isApprox(Rx(10 * d) * Ry(20 * d) * Rz(30 * d), 1e-14));
@@ -151,7 +151,9 @@ TEST(Mjcf, DefaultClassesAndChildclass) {
     </body>
   </worldbody>
 </mujoco>)");
-  auto dof = [&](const std::string& j) { return static_cast<std::size_t>(m.jnt_dofadr[static_cast<std::size_t>(m.joint_id(j))]); };
+  auto dof = [&](const std::string& j) {
+    return static_cast<std::size_t>(m.jnt_dofadr[static_cast<std::size_t>(m.joint_id(j))]);
+  };
   EXPECT_DOUBLE_EQ(m.dof_damping[dof("inherits_A")], 1);
   EXPECT_DOUBLE_EQ(m.dof_armature[dof("inherits_A")], 0.1);
   EXPECT_DOUBLE_EQ(m.dof_damping[dof("class_B")], 3);
@@ -162,7 +164,9 @@ TEST(Mjcf, DefaultClassesAndChildclass) {
   EXPECT_DOUBLE_EQ(m.dof_armature[dof("main_only")], 0);
   EXPECT_DOUBLE_EQ(m.dof_damping[dof("main_only")], 1);
   // Geom sizes: fewer values than the type needs keep the inherited rest.
-  const auto size = [&](const std::string& g, int k) { return m.geom_size[3 * static_cast<std::size_t>(m.geom_id(g)) + static_cast<std::size_t>(k)]; };
+  const auto size = [&](const std::string& g, int k) {
+    return m.geom_size[3 * static_cast<std::size_t>(m.geom_id(g)) + static_cast<std::size_t>(k)];
+  };
   EXPECT_DOUBLE_EQ(size("g_main", 0), 0.1);
   EXPECT_DOUBLE_EQ(size("g_main", 1), 0.2);
   EXPECT_DOUBLE_EQ(size("g_B", 0), 0.5);
@@ -178,7 +182,8 @@ TEST(Mjcf, IncludeRelativeToTheIncludingFile) {
   <include file="defaults/arm_defaults.xml"/>
   <worldbody><body name="arm"><joint name="shoulder" class="arm"/><geom size="0.1"/></body></worldbody>
 </mujoco>)");
-  dir.write("parts/defaults/arm_defaults.xml", R"(<mujoco><default><default class="arm"><joint damping="4"/></default></default></mujoco>)");
+  dir.write("parts/defaults/arm_defaults.xml",
+            R"(<mujoco><default><default class="arm"><joint damping="4"/></default></default></mujoco>)");
   dir.write("scene.xml", R"(<mujoco>
   <include file="parts/arm.xml"/>
   <worldbody><geom name="floor" type="plane" size="0 0 1"/></worldbody>
@@ -260,7 +265,9 @@ TEST(Mjcf, InertiaFromGeoms) {
   const int bs = m.body_id("two_spheres");
   EXPECT_NEAR(m.body_mass[bs], 4, 1e-14);
   const double is = 0.4 * 2 * 0.01;
-  EXPECT_TRUE(tensor(bs).isApprox(Eigen::Vector3d(2 * is, 2 * is + 4 * 0.25, 2 * is + 4 * 0.25).asDiagonal().toDenseMatrix(), 1e-13));
+  EXPECT_TRUE(
+      tensor(bs).isApprox(Eigen::Vector3d(2 * is, 2 * is + 4 * 0.25, 2 * is + 4 * 0.25).asDiagonal().toDenseMatrix(),
+                          1e-13));
   // An <inertial> wins over the geoms (inertiafromgeom="auto").
   const int be = m.body_id("explicit");
   EXPECT_DOUBLE_EQ(m.body_mass[be], 3);
@@ -329,7 +336,8 @@ TEST(Mjcf, BallJointLimitsAreDroppedWithAWarning) {
   <worldbody>
     <body><joint name="ball" type="ball" range="0 30"/><geom size="0.1"/></body>
   </worldbody>
-</mujoco>)", &report);
+</mujoco>)",
+                            &report);
   EXPECT_EQ(m.jnt_type[0], sap::kJointBall);
   EXPECT_EQ(m.jnt_limited[0], 0);
   EXPECT_TRUE(has_warning(report, "model.xml:3: ball joint limit dropped"));
@@ -421,7 +429,8 @@ TEST(Mjcf, KeyframesNamesAndAppending) {
   EXPECT_EQ(m.nbody, 5);
   EXPECT_GE(m.body_id("a/base"), 0);
   EXPECT_EQ(m.body_parentid[static_cast<std::size_t>(m.body_id("b/arm"))], m.body_id("b/base"));
-  EXPECT_EQ(m.actuator_dofadr[static_cast<std::size_t>(m.actuator_id("b/m"))], m.jnt_dofadr[static_cast<std::size_t>(m.joint_id("b/j"))]);
+  EXPECT_EQ(m.actuator_dofadr[static_cast<std::size_t>(m.actuator_id("b/m"))],
+            m.jnt_dofadr[static_cast<std::size_t>(m.joint_id("b/j"))]);
   ASSERT_EQ(rb.keyframes.size(), 2u);
   // Keyframes cover the joints of their own file; quaternions are normalized.
   const std::vector<double> full{1, 2, 3, 0, 0, 0, 1, 0.5};
@@ -478,7 +487,8 @@ TEST(Mjcf, ContactMaterialRule) {
   EXPECT_DOUBLE_EQ(m2.geom_dissipation[static_cast<std::size_t>(m2.geom_id("unset"))], 0.5);
   EXPECT_DOUBLE_EQ(m2.geom_stiffness[static_cast<std::size_t>(m2.geom_id("ball"))], k("ball"));
   // Friction: the first (sliding) component.
-  const sap::Model m3 = load(R"(<mujoco><worldbody><body><freejoint/><geom size="0.1" friction="0.3 0.1 0.01"/></body></worldbody></mujoco>)");
+  const sap::Model m3 = load(
+      R"(<mujoco><worldbody><body><freejoint/><geom size="0.1" friction="0.3 0.1 0.01"/></body></worldbody></mujoco>)");
   EXPECT_DOUBLE_EQ(m3.geom_friction[0], 0.3);
 }
 
@@ -537,7 +547,8 @@ TEST(Mjcf, OptionsAndWarningsForIgnoredElements) {
   </worldbody>
   <sensor><framepos objtype="site" objname="s1"/></sensor>
   <keyframe><key qvel="1 2 3 4 5 6"/></keyframe>
-</mujoco>)", &report);
+</mujoco>)",
+                            &report);
   EXPECT_DOUBLE_EQ(m.timestep, 0.01);
   EXPECT_DOUBLE_EQ(m.gravity[2], 0.0);  // flag gravity="disable"
   int n = 0;

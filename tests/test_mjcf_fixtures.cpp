@@ -86,8 +86,10 @@ void check_fixture(const std::string& name) {
     }
   }
   EXPECT_TRUE(near_rel(vecd(m.qpos0, 0, static_cast<std::size_t>(m.nq)), vecj(ref["qpos0"]), 1e-12, 1.0));
-  EXPECT_TRUE(near_rel(vecd(m.dof_armature, 0, static_cast<std::size_t>(m.nv)), vecj(ref["dof_armature"]), 1e-15, 1e-300));
-  EXPECT_TRUE(near_rel(vecd(m.dof_damping, 0, static_cast<std::size_t>(m.nv)), vecj(ref["dof_damping"]), 1e-15, 1e-300));
+  EXPECT_TRUE(
+      near_rel(vecd(m.dof_armature, 0, static_cast<std::size_t>(m.nv)), vecj(ref["dof_armature"]), 1e-15, 1e-300));
+  EXPECT_TRUE(
+      near_rel(vecd(m.dof_damping, 0, static_cast<std::size_t>(m.nv)), vecj(ref["dof_damping"]), 1e-15, 1e-300));
 
   // Actuators: MuJoCo force = gain ctrl + b0 + b1 q + b2 qdot, times gear.
   for (int u = 0; u < m.nu; ++u) {
@@ -115,8 +117,7 @@ void check_fixture(const std::string& name) {
         EXPECT_DOUBLE_EQ(b[1], 0.0);
         EXPECT_DOUBLE_EQ(b[2], -g0);
         break;
-      default:
-        ADD_FAILURE() << "unexpected actuator type " << m.actuator_type[us];
+      default: ADD_FAILURE() << "unexpected actuator type " << m.actuator_type[us];
     }
     EXPECT_EQ(m.actuator_ctrllimited[us], ref["actuator_ctrllimited"][us].get<int>());
     EXPECT_EQ(m.actuator_forcelimited[us], ref["actuator_forcelimited"][us].get<int>());
@@ -135,9 +136,11 @@ void check_fixture(const std::string& name) {
   ASSERT_EQ(report.keyframes.size(), ref["keys"].size());
   for (std::size_t k = 0; k < report.keyframes.size(); ++k) {
     EXPECT_EQ(report.keyframes[k].name, ref["keys"][k]["name"].get<std::string>());
-    EXPECT_TRUE(near_rel(vecd(report.keyframes[k].qpos, 0, static_cast<std::size_t>(m.nq)), vecj(ref["keys"][k]["qpos"]), 1e-12, 1.0));
+    EXPECT_TRUE(near_rel(vecd(report.keyframes[k].qpos, 0, static_cast<std::size_t>(m.nq)),
+                         vecj(ref["keys"][k]["qpos"]), 1e-12, 1.0));
     if (m.nu > 0)
-      EXPECT_TRUE(near_rel(vecd(report.keyframes[k].ctrl, 0, static_cast<std::size_t>(m.nu)), vecj(ref["keys"][k]["ctrl"]), 1e-15, 1.0));
+      EXPECT_TRUE(near_rel(vecd(report.keyframes[k].ctrl, 0, static_cast<std::size_t>(m.nu)),
+                           vecj(ref["keys"][k]["ctrl"]), 1e-15, 1.0));
   }
 
   // Kinematics and dynamics.

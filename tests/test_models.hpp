@@ -36,7 +36,7 @@ inline std::array<double, 6> random_inertia(std::mt19937& rng, double scale) {
 
 struct RandomTreeOptions {
   int nbody = 6;
-  bool free_root = true;        // first body attached by a free joint
+  bool free_root = true;  // first body attached by a free joint
   bool allow_ball = true;
   bool allow_multi_joint = true;  // bodies with two hinge/slide joints
   bool springs = false;
@@ -122,8 +122,7 @@ inline Eigen::VectorXd random_qpos(const Model& m, std::mt19937& rng) {
         for (int k = 0; k < 4; ++k) q[a + k] = r[static_cast<std::size_t>(k)];
         break;
       }
-      default:
-        q[a] = u(rng);
+      default: q[a] = u(rng);
     }
   }
   return q;

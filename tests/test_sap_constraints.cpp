@@ -81,7 +81,8 @@ TEST_P(FrictionCone, GradientAndHessianMatchFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Regions, FrictionCone,
-                         ::testing::Combine(::testing::Values(int(kModeStiction), int(kModeSliding), int(kModeNoContact)),
+                         ::testing::Combine(::testing::Values(int(kModeStiction), int(kModeSliding),
+                                                              int(kModeNoContact)),
                                             ::testing::Values(0.0, 0.3, 1.2)));
 
 // gamma = argmin over the cone {|g_t| <= mu g_n} of (g - y)^T R (g - y), y = R^-1 (v_hat - vc).

@@ -40,8 +40,12 @@ Model free_body_model(int geom_type, const Vec3d& size, double mass) {
     const double i = 0.4 * mass * size[0] * size[0];
     bs.inertia = {i, i, i, 0, 0, 0};
   } else {
-    bs.inertia = {mass / 3 * (size[1] * size[1] + size[2] * size[2]), mass / 3 * (size[0] * size[0] + size[2] * size[2]),
-                  mass / 3 * (size[0] * size[0] + size[1] * size[1]), 0, 0, 0};
+    bs.inertia = {mass / 3 * (size[1] * size[1] + size[2] * size[2]),
+                  mass / 3 * (size[0] * size[0] + size[2] * size[2]),
+                  mass / 3 * (size[0] * size[0] + size[1] * size[1]),
+                  0,
+                  0,
+                  0};
   }
   const int id = b.add_body(bs);
   JointSpec j;
@@ -219,7 +223,8 @@ PlaneRunner* make_tilted_box(const SolverOptions& o) {
 // the cost never increases beyond the slop.
 TEST(Newton, LineSearchesAgreeAndCostDecreases) {
   std::vector<Eigen::VectorXd> solutions;
-  for (LineSearchVariant ls : {LineSearchVariant::ExactRoot, LineSearchVariant::ArmijoDecay, LineSearchVariant::MonotoneDecay}) {
+  for (LineSearchVariant ls :
+       {LineSearchVariant::ExactRoot, LineSearchVariant::ArmijoDecay, LineSearchVariant::MonotoneDecay}) {
     SolverOptions o = preset("approx64");
     o.line_search_variant = ls;
     o.cost_rel_tol = 1e-15;  // compare minimisers, not stall detection
@@ -308,8 +313,13 @@ struct JointRunner {
   Control control;
   Contacts none;
   JointRunner(const Model& model, const SolverOptions& o)
-      : m(model), ctx(Backend::CPU, 1), solver(m, ctx, 1, o), a(m, 1, Backend::CPU), b(m, 1, Backend::CPU),
-        control(m, 1, Backend::CPU), none(1, 0, Backend::CPU) {}
+      : m(model),
+        ctx(Backend::CPU, 1),
+        solver(m, ctx, 1, o),
+        a(m, 1, Backend::CPU),
+        b(m, 1, Backend::CPU),
+        control(m, 1, Backend::CPU),
+        none(1, 0, Backend::CPU) {}
   void step(double h) {
     solver.step(a, b, control, none, h);
     std::swap(a, b);
@@ -351,7 +361,8 @@ TEST_P(PresetTest, PdDrivenJointReachesTarget) {
     // Gravity torque about +x of the arm at angle q: -m g l cos(q).
     double q = target;
     if (effort > 1e8) {
-      for (int it = 0; it < 100; ++it) q -= (kp * (target - q) - mass * kG * l * std::cos(q)) / (-kp + mass * kG * l * std::sin(q));
+      for (int it = 0; it < 100; ++it)
+        q -= (kp * (target - q) - mass * kG * l * std::cos(q)) / (-kp + mass * kG * l * std::sin(q));
     } else {
       q = -std::acos(effort / (mass * kG * l));  // saturated: m g l cos(q) = effort, arm below
     }
@@ -371,7 +382,8 @@ TEST(FailureIsolation, NanControlInOneWorld) {
   const int nworld = 3, bad = 1;
   Context ctx(Backend::CPU, 2);
   SolverSAP clean(m, ctx, nworld, preset("approx64")), dirty(m, ctx, nworld, preset("approx64"));
-  State s0(m, nworld, Backend::CPU), s1(m, nworld, Backend::CPU), d0(m, nworld, Backend::CPU), d1(m, nworld, Backend::CPU);
+  State s0(m, nworld, Backend::CPU), s1(m, nworld, Backend::CPU), d0(m, nworld, Backend::CPU),
+      d1(m, nworld, Backend::CPU);
   Control cc(m, nworld, Backend::CPU), cd(m, nworld, Backend::CPU);
   Contacts none(nworld, 0, Backend::CPU);
   for (int w = 0; w < nworld; ++w) {
@@ -448,7 +460,8 @@ TEST(FailureIsolation, StaleNewtonBuffersDoNotSurviveReset) {
     fresh.step(r0, r1, c, none, 1e-3);
     std::swap(s0, s1);
     std::swap(r0, r1);
-    for (int w = 0; w < nworld; ++w) ASSERT_EQ(reused.world_status()[w] & kStatusFailureMask, 0) << "step " << k << " world " << w;
+    for (int w = 0; w < nworld; ++w)
+      ASSERT_EQ(reused.world_status()[w] & kStatusFailureMask, 0) << "step " << k << " world " << w;
   }
   for (int w = 0; w < nworld; ++w) {
     EXPECT_EQ(s0.qpos.world_to_host(w), r0.qpos.world_to_host(w)) << w;

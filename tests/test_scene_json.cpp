@@ -5,10 +5,10 @@
 
 #include "sap/simulator.hpp"
 
+#include <dirent.h>
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -219,7 +219,8 @@ struct Xf {
 Xf mul(const Xf& a, const Xf& b) { return {a.p + a.q * b.p, a.q * b.q}; }
 Xf inv(const Xf& a) { return {-(a.q.conjugate() * a.p), a.q.conjugate()}; }
 Quaterniond rpy(double r, double p, double y) {
-  return Quaterniond(AngleAxisd(y, Vector3d::UnitZ()) * AngleAxisd(p, Vector3d::UnitY()) * AngleAxisd(r, Vector3d::UnitX()));
+  return Quaterniond(AngleAxisd(y, Vector3d::UnitZ()) * AngleAxisd(p, Vector3d::UnitY()) *
+                     AngleAxisd(r, Vector3d::UnitX()));
 }
 
 // Parent A on a free joint at X_A; child B on `joint` with the frames below.
@@ -234,12 +235,14 @@ std::string two_body_scene(const std::string& joint_type, const std::string& ext
        "shapes": [{"type": "sphere", "radius": 0.1}]},
       {"id": "B", "shapes": [{"type": "box", "hx": 0.1, "hy": 0.2, "hz": 0.3}]}],
     "joints": [
-      {"id": "jb", "type": ")" + joint_type + R"(", "parent": "A", "child": "B",
+      {"id": "jb", "type": ")" +
+         joint_type + R"(", "parent": "A", "child": "B",
        "parent_xform": {"p": [0.1, 0.25, -0.3], "q": {"axis_angle": {"axis": [0, 0.6, 0.8], "angle": 0.7}}},
        "child_xform": {"p": [-0.05, 0.2, 0.4], "q": {"rpy": [-0.3, 0.5, 1.2]}})" +
          extra_joint + R"(},
       {"id": "ja", "type": "free", "parent": "world", "child": "A"}],
-    "initial_joint_q": [)" + init + "]}";
+    "initial_joint_q": [)" +
+         init + "]}";
 }
 
 void expect_pose(const sap::DynamicsEvaluator& ev, int body, const Xf& want) {
@@ -253,9 +256,9 @@ TEST(SceneJson, RevoluteJointFollowsTheWarpFormula) {
   const Vector3d axis(0.48, 0.6, 0.64);  // unit
   for (double theta : {0.0, 0.7, -2.1}) {
     SCOPED_TRACE(theta);
-    const sap::Scene s = sap::parse_scene(
-        two_body_scene("revolute", R"(, "axis": [0.48, 0.6, 0.64])", R"({"joint": "jb", "value": )" + std::to_string(theta) + "}"),
-        "xf.json");
+    const sap::Scene s = sap::parse_scene(two_body_scene("revolute", R"(, "axis": [0.48, 0.6, 0.64])",
+                                                         R"({"joint": "jb", "value": )" + std::to_string(theta) + "}"),
+                                          "xf.json");
     const int b = s.model.body_id("B");
     sap::DynamicsEvaluator ev(s.model);
     ev.compute(s.qpos0.data());
@@ -273,9 +276,9 @@ TEST(SceneJson, PrismaticJointFollowsTheWarpFormula) {
   const Vector3d axis(0, 0.8, -0.6);
   for (double d : {0.0, 0.35, -0.2}) {
     SCOPED_TRACE(d);
-    const sap::Scene s = sap::parse_scene(
-        two_body_scene("prismatic", R"(, "axis": [0, 0.8, -0.6])", R"({"joint": "jb", "value": )" + std::to_string(d) + "}"),
-        "xf.json");
+    const sap::Scene s = sap::parse_scene(two_body_scene("prismatic", R"(, "axis": [0, 0.8, -0.6])",
+                                                         R"({"joint": "jb", "value": )" + std::to_string(d) + "}"),
+                                          "xf.json");
     sap::DynamicsEvaluator ev(s.model);
     ev.compute(s.qpos0.data());
     const Xf J{axis * d, Quaterniond::Identity()};
@@ -313,7 +316,7 @@ TEST(SceneJson, ChildrenMayPrecedeParentsAndJointlessBodiesAreStatic) {
     "joints": [
       {"id": "j_tip", "type": "revolute", "parent": "mid", "child": "tip", "axis": [1, 0, 0], "parent_xform": {"p": [0, 0, -0.3]}},
       {"id": "j_mid", "type": "revolute", "parent": "world", "child": "mid", "axis": [1, 0, 0], "parent_xform": {"p": [0, 0, 2]}}])"),
-                                         "order.json");
+                                        "order.json");
   const sap::Model& m = s.model;
   const int tip = m.body_id("tip"), mid = m.body_id("mid"), post = m.body_id("post");
   EXPECT_LT(mid, tip);
@@ -332,9 +335,10 @@ TEST(SceneJson, RotationFormsAgree) {
   // (w, x, y, z), (x, y, z, w), axis-angle and rpy spellings of the same rotation.
   const Quaterniond want(AngleAxisd(0.8, Vector3d(0, 0, 1)));
   const std::string w = std::to_string(want.w()), z = std::to_string(want.z());
-  for (const std::string& rot :
-       {"[" + w + ", 0, 0, " + z + "]", R"({"wxyz": [)" + w + ", 0, 0, " + z + "]}", R"({"xyzw": [0, 0, )" + z + ", " + w + "]}",
-        std::string(R"({"axis_angle": {"axis": [0, 0, 1], "angle": 0.8}})"), std::string(R"({"rpy": [0, 0, "0.8"]})")}) {
+  for (const std::string& rot : {"[" + w + ", 0, 0, " + z + "]", R"({"wxyz": [)" + w + ", 0, 0, " + z + "]}",
+                                 R"({"xyzw": [0, 0, )" + z + ", " + w + "]}",
+                                 std::string(R"({"axis_angle": {"axis": [0, 0, 1], "angle": 0.8}})"),
+                                 std::string(R"({"rpy": [0, 0, "0.8"]})")}) {
     SCOPED_TRACE(rot);
     const sap::Scene s = sap::parse_scene(scene_with(R"("bodies": [{"id": "a", "transform": {"q": )" + rot +
                                                      R"(}, "shapes": [{"type": "sphere", "radius": 0.1}]}],
@@ -346,7 +350,8 @@ TEST(SceneJson, RotationFormsAgree) {
 }
 
 TEST(SceneJson, NearlyUnitAxesAreNormalised) {
-  const sap::Scene s = sap::parse_scene(scene_with(R"("bodies": [{"id": "a", "shapes": [{"type": "sphere", "radius": 0.1}]}],
+  const sap::Scene s = sap::parse_scene(scene_with(
+                                            R"("bodies": [{"id": "a", "shapes": [{"type": "sphere", "radius": 0.1}]}],
       "joints": [{"id": "h", "type": "revolute", "parent": "world", "child": "a", "axis": [1.0000004, 0, 0]}])"),
                                         "axis.json");
   EXPECT_DOUBLE_EQ(s.model.jnt_axis[0], 1.0);
@@ -380,55 +385,74 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
       {"nested duplicate", scene_with(R"("simulation": {"dt": 0.1, "solver": {"rho": 0.5, "rho": 0.6}})"),
        "bad.json: /simulation/solver/rho: duplicate key"},
       {"name type", R"({"schema_version": 1, "name": 5})", "bad.json: /name: expected a non-empty string, got 5"},
-      {"dt", scene_with(R"("simulation": {"dt": -0.01})"), "bad.json: /simulation/dt: expected a positive number, got -0.01"},
+      {"dt", scene_with(R"("simulation": {"dt": -0.01})"),
+       "bad.json: /simulation/dt: expected a positive number, got -0.01"},
       {"num_worlds", scene_with(R"("simulation": {"num_worlds": -3})"),
        "bad.json: /simulation/num_worlds: expected an integer in [1, 16777216], got -3"},
-      {"num_worlds float", scene_with(R"("simulation": {"num_worlds": 2.5})"), "/simulation/num_worlds: expected an integer"},
-      {"max contacts", scene_with(R"("simulation": {"max_rigid_contact": -1})"), "/simulation/max_rigid_contact: expected an integer"},
+      {"num_worlds float", scene_with(R"("simulation": {"num_worlds": 2.5})"),
+       "/simulation/num_worlds: expected an integer"},
+      {"max contacts", scene_with(R"("simulation": {"max_rigid_contact": -1})"),
+       "/simulation/max_rigid_contact: expected an integer"},
       {"solver name", scene_with(R"("simulation": {"solver": {"rhoo": 0.5}})"),
        "bad.json: /simulation/solver/rhoo: unknown solver option 'rhoo'"},
       {"solver value", scene_with(R"("simulation": {"solver": {"line_search_variant": "fast"}})"),
        "bad.json: /simulation/solver/line_search_variant: solver option 'line_search_variant': invalid value 'fast'"},
       {"solver range", scene_with(R"("simulation": {"solver": {"rho": 1.5}})"),
        "bad.json: /simulation/solver: solver option 'rho': invalid value"},
-      {"solver type", scene_with(R"("simulation": {"solver": {"rho": [1]}})"), "/simulation/solver/rho: expected a string, number or boolean"},
-      {"gravity", scene_with(R"("builder": {"gravity": [0, 0]})"), "bad.json: /builder/gravity: expected an array of 3 numbers"},
+      {"solver type", scene_with(R"("simulation": {"solver": {"rho": [1]}})"),
+       "/simulation/solver/rho: expected a string, number or boolean"},
+      {"gravity", scene_with(R"("builder": {"gravity": [0, 0]})"),
+       "bad.json: /builder/gravity: expected an array of 3 numbers"},
       {"rigid_gap", scene_with(R"("builder": {"rigid_gap": -1})"), "/builder/rigid_gap: expected a number >= 0"},
-      {"defaults key", scene_with(R"("builder": {"defaults": {"shape": {"kd": 1}}})"), "/builder/defaults/shape/kd: unknown key"},
+      {"defaults key", scene_with(R"("builder": {"defaults": {"shape": {"kd": 1}}})"),
+       "/builder/defaults/shape/kd: unknown key"},
       {"negative hx",
        scene_with(R"("bodies": [)" + body("a", box) + "," + body("b", box) + "," +
                   body("c", R"({"type": "box", "hx": -1, "hy": 0.1, "hz": 0.1})") + "]"),
        "bad.json: /bodies/2/shapes/0/hx: expected a positive number, got -1"},
       {"missing radius", scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere"})") + "]"),
        "bad.json: /bodies/0/shapes/0/radius: missing required key"},
-      {"radius on a box", scene_with(R"("bodies": [)" + body("a", R"({"type": "box", "hx": 1, "hy": 1, "hz": 1, "radius": 1})") + "]"),
+      {"radius on a box",
+       scene_with(R"("bodies": [)" + body("a", R"({"type": "box", "hx": 1, "hy": 1, "hz": 1, "radius": 1})") + "]"),
        "bad.json: /bodies/0/shapes/0/radius: unknown key for a box shape"},
       {"shape type", scene_with(R"("bodies": [)" + body("a", R"({"type": "cone"})") + "]"),
        "bad.json: /bodies/0/shapes/0/type: expected sphere, capsule, box, plane or cylinder, got \"cone\""},
-      {"density", scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"density": 0}})") + "]"),
+      {"density",
+       scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"density": 0}})") + "]"),
        "bad.json: /bodies/0/shapes/0/cfg/density: expected a positive number, got 0"},
       {"density and mass",
-       scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"density": 1, "mass": 2}})") + "]"),
+       scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"density": 1, "mass": 2}})") +
+                  "]"),
        "/bodies/0/shapes/0/cfg/mass: give either density or mass"},
-      {"mass", scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"mass": -2}})") + "]"),
+      {"mass",
+       scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"mass": -2}})") + "]"),
        "/bodies/0/shapes/0/cfg/mass: expected a positive number, got -2"},
-      {"contype", scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"contype": 1.5}})") + "]"),
+      {"contype",
+       scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"contype": 1.5}})") + "]"),
        "/bodies/0/shapes/0/cfg/contype: expected an integer"},
-      {"inertia mass", scene_with(R"("bodies": [)" + body("a", box, R"(, "inertia": {"mass": -2, "diag": [1, 1, 1]})") + "]"),
+      {"inertia mass",
+       scene_with(R"("bodies": [)" + body("a", box, R"(, "inertia": {"mass": -2, "diag": [1, 1, 1]})") + "]"),
        "bad.json: /bodies/0/inertia/mass: expected a positive number, got -2"},
-      {"inertia triangle", scene_with(R"("bodies": [)" + body("a", box, R"(, "inertia": {"mass": 1, "diag": [1, 1, 3]})") + "]"),
+      {"inertia triangle",
+       scene_with(R"("bodies": [)" + body("a", box, R"(, "inertia": {"mass": 1, "diag": [1, 1, 3]})") + "]"),
        "bad.json: /bodies/0/inertia/diag: expected a positive-definite inertia"},
       {"inertia both",
-       scene_with(R"("bodies": [)" + body("a", box, R"(, "inertia": {"mass": 1, "diag": [1, 1, 1], "inertia": [1, 1, 1, 0, 0, 0]})") + "]"),
+       scene_with(R"("bodies": [)" +
+                  body("a", box, R"(, "inertia": {"mass": 1, "diag": [1, 1, 1], "inertia": [1, 1, 1, 0, 0, 0]})") +
+                  "]"),
        "/bodies/0/inertia/diag: give either inertia"},
       {"body id world", scene_with(R"("bodies": [)" + body("world", box) + "]"), "/bodies/0/id: \"world\" is reserved"},
       {"duplicate body", scene_with(R"("bodies": [)" + body("a", box) + "," + body("a", box) + "]"),
        "bad.json: /bodies/1/id: expected a unique body id, \"a\" is already used by /bodies/0"},
       {"unknown parent",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "revolute", "parent": "ghost", "child": "a", "axis": [1, 0, 0]}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "revolute", "parent": "ghost", "child": "a", "axis": [1, 0, 0]}])"),
        "bad.json: /joints/0/parent: expected \"world\" or a body id (\"a\"), got \"ghost\""},
       {"unknown child",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "b", "axis": [1, 0, 0]}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "b", "axis": [1, 0, 0]}])"),
        "bad.json: /joints/0/child: expected the id of a body of this file (\"a\"), got \"b\""},
       {"two parents",
        scene_with(R"("bodies": [)" + body("a", box) + "," + body("b", box) + R"(], "joints": [)" + free("a") +
@@ -441,41 +465,58 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
           {"id": "j3", "type": "revolute", "parent": "a", "child": "c", "axis": [1, 0, 0]}])"),
        "bad.json: /joints/0: the joints form a cycle (child -> parent): a -> b -> c -> a"},
       {"self joint",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "fixed", "parent": "a", "child": "a"}])"),
+       scene_with(R"("bodies": [)" + body("a", box) +
+                  R"(], "joints": [{"id": "j", "type": "fixed", "parent": "a", "child": "a"}])"),
        "/joints/0/parent: a joint cannot connect body \"a\" to itself"},
       {"world child",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "fixed", "parent": "a", "child": "world"}])"),
+       scene_with(R"("bodies": [)" + body("a", box) +
+                  R"(], "joints": [{"id": "j", "type": "fixed", "parent": "a", "child": "world"}])"),
        "/joints/0/child: expected the id of a body of this file, the world cannot be a child"},
       {"free not on world",
        scene_with(R"("bodies": [)" + body("a", box) + "," + body("b", box) + R"(], "joints": [)" + free("a") +
                   R"(, {"id": "j", "type": "free", "parent": "a", "child": "b"}])"),
        "bad.json: /joints/1/parent: a free joint must have parent \"world\""},
       {"joint type",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "hinge", "parent": "world", "child": "a"}])"),
+       scene_with(R"("bodies": [)" + body("a", box) +
+                  R"(], "joints": [{"id": "j", "type": "hinge", "parent": "world", "child": "a"}])"),
        "/joints/0/type: expected fixed, revolute, prismatic, ball or free, got \"hinge\""},
       {"zero axis",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [0, 0, 0]}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [0, 0, 0]}])"),
        "bad.json: /joints/0/axis: expected a unit axis, got the zero vector"},
       {"non-unit axis",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 1, 0]}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 1, 0]}])"),
        "bad.json: /joints/0/axis: expected a unit axis (|a| = 1 within 1e-6), got |a| = 1.41421356"},
       {"missing axis",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "prismatic", "parent": "world", "child": "a"}])"),
+       scene_with(R"("bodies": [)" + body("a", box) +
+                  R"(], "joints": [{"id": "j", "type": "prismatic", "parent": "world", "child": "a"}])"),
        "/joints/0/axis: missing required key"},
       {"axis on ball",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "ball", "parent": "world", "child": "a", "axis": [1, 0, 0]}])"),
+       scene_with(R"("bodies": [)" + body("a", box) +
+                  R"(], "joints": [{"id": "j", "type": "ball", "parent": "world", "child": "a", "axis": [1, 0, 0]}])"),
        "bad.json: /joints/0/axis: unknown key for a ball joint"},
       {"xform on free",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "free", "parent": "world", "child": "a", "parent_xform": "identity"}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "free", "parent": "world", "child": "a", "parent_xform": "identity"}])"),
        "/joints/0/parent_xform: unknown key for a free joint"},
       {"one limit",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0], "limit_lower": -1}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0], "limit_lower": -1}])"),
        "bad.json: /joints/0/limit_upper: missing required key"},
       {"inverted limits",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0], "limit_lower": 1, "limit_upper": -1}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0], "limit_lower": 1, "limit_upper": -1}])"),
        "/joints/0/limit_upper: expected a number greater than limit_lower (1), got -1"},
       {"bad effort",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0], "effort_limit": 0}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) +
+           R"(], "joints": [{"id": "j", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0], "effort_limit": 0}])"),
        "/joints/0/effort_limit: expected a positive number, got 0"},
       {"duplicate joint",
        scene_with(R"("bodies": [)" + body("a", box) + "," + body("b", box) + R"(], "joints": [)" + free("a") +
@@ -489,27 +530,36 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
        "/bodies/0/transform/pos: unknown key for a transform"},
       {"massless moving body", scene_with(R"("bodies": [{"id": "a"}], "joints": [)" + free("a") + "]"),
        "bad.json: /bodies/0: body 'a': a moving body needs positive mass"},
-      {"plane on moving body", scene_with(R"("bodies": [)" + body("a", box + R"(, {"type": "plane"})") + R"(], "joints": [)" + free("a") + "]"),
+      {"plane on moving body",
+       scene_with(R"("bodies": [)" + body("a", box + R"(, {"type": "plane"})") + R"(], "joints": [)" + free("a") + "]"),
        "bad.json: /bodies/0/shapes/1/type: a plane must be on a static body"},
-      {"initial q unknown joint", scene_with(std::string(kOneBox) + R"(, "initial_joint_q": [{"joint": "nope", "value": 1}])"),
+      {"initial q unknown joint",
+       scene_with(std::string(kOneBox) + R"(, "initial_joint_q": [{"joint": "nope", "value": 1}])"),
        "bad.json: /initial_joint_q/0/joint: expected the id of a movable joint (\"fa\"), got \"nope\""},
       {"initial q expression",
-       scene_with(R"("bodies": [)" + body("a", box) + R"(], "joints": [{"id": "h", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0]}],
+       scene_with(R"("bodies": [)" + body("a", box) +
+                  R"(], "joints": [{"id": "h", "type": "revolute", "parent": "world", "child": "a", "axis": [1, 0, 0]}],
            "initial_joint_q": [{"joint": "h", "value": "pi ** 2"}])"),
        "bad.json: /initial_joint_q/0/value: expected a number or an arithmetic expression of numbers and pi"},
       {"initial q fixed",
-       scene_with(R"("bodies": [)" + body("a", box) + "," + body("b", box) + R"(], "joints": [)" + free("a") +
-                  R"(, {"id": "w", "type": "fixed", "parent": "a", "child": "b"}], "initial_joint_q": [{"joint": "w", "value": 0}])"),
+       scene_with(
+           R"("bodies": [)" + body("a", box) + "," + body("b", box) + R"(], "joints": [)" + free("a") +
+           R"(, {"id": "w", "type": "fixed", "parent": "a", "child": "b"}], "initial_joint_q": [{"joint": "w", "value": 0}])"),
        "/initial_joint_q/0/joint: joint \"w\" is fixed and has no coordinates"},
-      {"initial q free size", scene_with(std::string(kOneBox) + R"(, "initial_joint_q": [{"joint": "fa", "value": [1, 2, 3]}])"),
+      {"initial q free size",
+       scene_with(std::string(kOneBox) + R"(, "initial_joint_q": [{"joint": "fa", "value": [1, 2, 3]}])"),
        "/initial_joint_q/0/value: expected an array of 7 numbers"},
-      {"initial qd free size", scene_with(std::string(kOneBox) + R"(, "initial_joint_qd": [{"joint": "fa", "value": [1, 2, 3]}])"),
+      {"initial qd free size",
+       scene_with(std::string(kOneBox) + R"(, "initial_joint_qd": [{"joint": "fa", "value": [1, 2, 3]}])"),
        "/initial_joint_qd/0/value: expected an array of 6 numbers"},
       {"initial q twice",
-       scene_with(std::string(kOneBox) + R"(, "initial_joint_q": [{"joint": "fa", "value": "identity"}, {"joint": "fa", "value": "identity"}])"),
+       scene_with(
+           std::string(kOneBox) +
+           R"(, "initial_joint_q": [{"joint": "fa", "value": "identity"}, {"joint": "fa", "value": "identity"}])"),
        "/initial_joint_q/1/joint: joint \"fa\" is listed twice"},
       {"controls unknown actuator",
-       scene_with(std::string(kOneBox) + R"(, "controls": {"schedules": [{"actuator": "m", "constant": {"value": 1}}]})"),
+       scene_with(std::string(kOneBox) +
+                  R"(, "controls": {"schedules": [{"actuator": "m", "constant": {"value": 1}}]})"),
        "bad.json: /controls/schedules/0/actuator: expected an actuator name (none), got \"m\""},
       {"controls default", scene_with(std::string(kOneBox) + R"(, "controls": {"default": "keep"})"),
        "/controls/default: expected \"zero\" or \"hold\""},
@@ -517,8 +567,10 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
        "bad.json: /perturbation/qpos_std: expected a number >= 0, got -0.1"},
       {"perturbation seed", scene_with(std::string(kOneBox) + R"(, "perturbation": {"seed": -4})"),
        "/perturbation/seed: expected an integer"},
-      {"ground key", scene_with(R"("ground": {"enabled": true, "cfg": {}})"), "bad.json: /ground/cfg: unknown key for ground"},
-      {"ground enabled", scene_with(R"("ground": {"enabled": "yes"})"), "/ground/enabled: expected true or false, got \"yes\""},
+      {"ground key", scene_with(R"("ground": {"enabled": true, "cfg": {}})"),
+       "bad.json: /ground/cfg: unknown key for ground"},
+      {"ground enabled", scene_with(R"("ground": {"enabled": "yes"})"),
+       "/ground/enabled: expected true or false, got \"yes\""},
       {"asset type", scene_with(R"("assets": [{"type": "sdf", "path": "x.sdf"}])"),
        "bad.json: /assets/0/type: expected \"mjcf\" or \"urdf\", got \"sdf\""},
       {"asset file", scene_with(R"("assets": [{"type": "mjcf", "path": "no_such_file.xml"}])"),
@@ -537,13 +589,23 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
 TEST(SceneJson, ControlScheduleErrors) {
   const std::string arm = R"("bodies": [{"id": "a", "shapes": [{"type": "sphere", "radius": 0.1}]}],
       "joints": [{"id": "h", "type": "revolute", "parent": "world", "child": "a", "axis": [0, 1, 0], "target_ke": 10}])";
-  EXPECT_NE(error_of(scene_with(arm + R"(, "controls": {"schedules": [{"actuator": "h", "keyframes": [{"time": 1, "value": 0}, {"time": 1, "value": 1}]}]})"))
-                .find("bad.json: /controls/schedules/0/keyframes/1/time: expected a time greater than the previous keyframe's (1), got 1"),
-            std::string::npos);
-  EXPECT_NE(error_of(scene_with(arm + R"(, "controls": {"schedules": [{"actuator": "h", "constant": {"value": 1}, "sinusoid": {"amplitude": 1, "frequency_hz": 1}}]})"))
-                .find("/controls/schedules/0: expected exactly one of \"constant\", \"sinusoid\" or \"keyframes\", got 2"),
-            std::string::npos);
-  EXPECT_NE(error_of(scene_with(arm + R"(, "controls": {"schedules": [{"actuator": "h", "sinusoid": {"amplitude": 1}}]})"))
+  EXPECT_NE(
+      error_of(
+          scene_with(
+              arm +
+              R"(, "controls": {"schedules": [{"actuator": "h", "keyframes": [{"time": 1, "value": 0}, {"time": 1, "value": 1}]}]})"))
+          .find(
+              "bad.json: /controls/schedules/0/keyframes/1/time: expected a time greater than the previous keyframe's (1), got 1"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(
+          scene_with(
+              arm +
+              R"(, "controls": {"schedules": [{"actuator": "h", "constant": {"value": 1}, "sinusoid": {"amplitude": 1, "frequency_hz": 1}}]})"))
+          .find("/controls/schedules/0: expected exactly one of \"constant\", \"sinusoid\" or \"keyframes\", got 2"),
+      std::string::npos);
+  EXPECT_NE(error_of(
+                scene_with(arm + R"(, "controls": {"schedules": [{"actuator": "h", "sinusoid": {"amplitude": 1}}]})"))
                 .find("/controls/schedules/0/sinusoid/frequency_hz: missing required key"),
             std::string::npos);
   EXPECT_NE(error_of(scene_with(arm + R"(, "controls": {"schedules": [{"actuator": "h", "keyframes": []}]})"))
@@ -618,8 +680,10 @@ TEST(SceneJson, PerturbationIsDeterministicGaussianAndKeepsUnitQuaternions) {
       "joints": [{"id": "fa", "type": "free", "parent": "world", "child": "a"},
                  {"id": "hb", "type": "revolute", "parent": "a", "child": "b", "axis": [1, 0, 0], "parent_xform": {"p": [0, 0, -0.3]}}],
       "initial_joint_q": [{"joint": "hb", "value": 0.5}])";
-  const sap::Scene s = sap::parse_scene(scene_with(base + R"(, "perturbation": {"qpos_std": 0.01, "qvel_std": 0.2, "seed": 42})"), "p.json");
-  const sap::Scene s2 = sap::parse_scene(scene_with(base + R"(, "perturbation": {"qpos_std": 0.01, "qvel_std": 0.2, "seed": 43})"), "p.json");
+  const sap::Scene s = sap::parse_scene(
+      scene_with(base + R"(, "perturbation": {"qpos_std": 0.01, "qvel_std": 0.2, "seed": 42})"), "p.json");
+  const sap::Scene s2 = sap::parse_scene(
+      scene_with(base + R"(, "perturbation": {"qpos_std": 0.01, "qvel_std": 0.2, "seed": 43})"), "p.json");
   const sap::Scene s0 = sap::parse_scene(scene_with(base), "p.json");
   std::vector<double> q1, v1, q2, v2;
   sap::scene_initial_state(s, 3, q1, v1);
@@ -727,23 +791,28 @@ TEST(SceneJson, DefaultControlIsZero) {
 TEST(SceneJson, FreeJointVelocityForms) {
   // {"linear", "angular"} takes the angular velocity in the world frame; the raw 6-array is
   // our generalized velocity (angular part in the body frame).
-  const std::string bodies = R"("bodies": [{"id": "a", "transform": {"q": {"axis_angle": {"axis": [0, 0, 1], "angle": "pi/2"}}},
+  const std::string bodies =
+      R"("bodies": [{"id": "a", "transform": {"q": {"axis_angle": {"axis": [0, 0, 1], "angle": "pi/2"}}},
         "shapes": [{"type": "sphere", "radius": 0.1}]}],
       "joints": [{"id": "fa", "type": "free", "parent": "world", "child": "a"}])";
   const sap::Scene s = sap::parse_scene(
-      scene_with(bodies + R"(, "initial_joint_qd": [{"joint": "fa", "value": {"linear": [1, 2, 3], "angular": [1, 0, 0]}}])"), "v.json");
+      scene_with(bodies +
+                 R"(, "initial_joint_qd": [{"joint": "fa", "value": {"linear": [1, 2, 3], "angular": [1, 0, 0]}}])"),
+      "v.json");
   EXPECT_NEAR(s.qvel0[0], 1, 1e-15);
   EXPECT_NEAR(s.qvel0[2], 3, 1e-15);
   // World x is body -y after a quarter turn about z.
   EXPECT_NEAR(s.qvel0[3], 0, 1e-15);
   EXPECT_NEAR(s.qvel0[4], -1, 1e-15);
   EXPECT_NEAR(s.qvel0[5], 0, 1e-15);
-  const sap::Scene r = sap::parse_scene(scene_with(bodies + R"(, "initial_joint_qd": [{"joint": "fa", "value": [1, 2, 3, 4, 5, 6]}])"), "v.json");
+  const sap::Scene r = sap::parse_scene(
+      scene_with(bodies + R"(, "initial_joint_qd": [{"joint": "fa", "value": [1, 2, 3, 4, 5, 6]}])"), "v.json");
   EXPECT_EQ(r.qvel0, (std::vector<double>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(SceneJson, MjcfAssetImport) {
-  const std::string text = scene_with(R"("assets": [{"type": "mjcf", "path": "../../shared/models/humanoid.xml", "prefix": "h_",
+  const std::string text = scene_with(
+      R"("assets": [{"type": "mjcf", "path": "../../shared/models/humanoid.xml", "prefix": "h_",
       "xform": {"p": [1, 0, 0]}, "drop_unsupported": true, "keyframe": "squat"}])");
   sap::Scene s;
   try {

@@ -87,8 +87,8 @@ TEST(Scenes, FreeCubeSpinsLandsAndRests) {
   const Eigen::VectorXd q = host(sim.state().qpos, 0), v = host(sim.state().qvel, 0);
   EXPECT_LT(v.norm(), 1e-2) << v.transpose();
   const double half = 0.02;
-  EXPECT_NEAR(q[2], half, 2e-3);   // resting on a face (within the contact compression)
-  EXPECT_GT(min_z, half - 5e-3);    // never tunnels into the ground
+  EXPECT_NEAR(q[2], half, 2e-3);  // resting on a face (within the contact compression)
+  EXPECT_GT(min_z, half - 5e-3);  // never tunnels into the ground
   const Eigen::Matrix3d R = Eigen::Quaterniond(q[3], q[4], q[5], q[6]).normalized().toRotationMatrix();
   EXPECT_GT(R.row(2).cwiseAbs().maxCoeff(), 0.999);  // a body axis is vertical
 }
@@ -233,7 +233,9 @@ struct DeterminismCase {
   int nworld, steps;
   double lower = 0;  // every free body starts this much lower (m): contacts sooner, fewer steps
 };
-void PrintTo(const DeterminismCase& c, std::ostream* os) { *os << c.scene << ", " << c.nworld << " worlds, " << c.steps << " steps"; }
+void PrintTo(const DeterminismCase& c, std::ostream* os) {
+  *os << c.scene << ", " << c.nworld << " worlds, " << c.steps << " steps";
+}
 
 // Final qpos and qvel of each world, whose initial state is that of scene world ids[i]
 // (qpos0/qvel0 plus the per-world perturbation of world ids[i]).
@@ -273,7 +275,8 @@ class Determinism : public ::testing::TestWithParam<DeterminismCase> {};
 TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
   const DeterminismCase c = GetParam();
   const std::string path = scene_path(c.scene);
-  if (std::string(c.scene) == "humanoid" && !std::ifstream(std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml"))
+  if (std::string(c.scene) == "humanoid" &&
+      !std::ifstream(std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml"))
     GTEST_SKIP() << "../shared/models is not beside the checkout";
   Scene scene = load_scene(path);
   // Distinct worlds: a deterministic per-world perturbation (a function of (seed, world) only).
@@ -290,7 +293,8 @@ TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
   EXPECT_GE(contacts, 4 * c.nworld) << "contact-rich at the end of the run";
   // The worlds really differ (else chunking would test nothing).
   EXPECT_NE(ref[0], ref[static_cast<std::size_t>(c.nworld - 1)]);
-  auto expect_same = [&](const std::vector<std::vector<double>>& got, const std::vector<int>& ids, const std::string& what) {
+  auto expect_same = [&](const std::vector<std::vector<double>>& got, const std::vector<int>& ids,
+                         const std::string& what) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const std::vector<double>& a = ref[static_cast<std::size_t>(ids[i])];
       const std::vector<double>& b = got[i];
@@ -299,7 +303,8 @@ TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
     }
   };
   expect_same(run_worlds(scene, all, 1, c.steps), all, "repeated run");
-  for (int threads : {2, 7}) expect_same(run_worlds(scene, all, threads, c.steps), all, std::to_string(threads) + " threads");
+  for (int threads : {2, 7})
+    expect_same(run_worlds(scene, all, threads, c.steps), all, std::to_string(threads) + " threads");
   // Chunkings: the last worlds alone in reverse order, the first ones, a single world.
   const std::vector<int> tail = {c.nworld - 1, c.nworld - 2}, head = {0, 1}, one = {c.nworld / 2};
   expect_same(run_worlds(scene, tail, 2, c.steps), tail, "batch {last, last-1}");
@@ -308,6 +313,7 @@ TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ContactRich, Determinism,
-                         ::testing::Values(DeterminismCase{"box_stack_5", 5, 250}, DeterminismCase{"sphere_pile", 3, 50, 0.245},
+                         ::testing::Values(DeterminismCase{"box_stack_5", 5, 250},
+                                           DeterminismCase{"sphere_pile", 3, 50, 0.245},
                                            DeterminismCase{"humanoid", 4, 200}),
                          [](const ::testing::TestParamInfo<DeterminismCase>& i) { return std::string(i.param.scene); });

@@ -134,7 +134,8 @@ TEST(Urdf, LinksJointsInertialsAndCollisions) {
   EXPECT_EQ(m.geom_type[2], sap::kGeomSphere);
   EXPECT_EQ(m.geom_type[3], sap::kGeomCapsule);
   EXPECT_DOUBLE_EQ(m.geom_size[9 + 1], 0.05);
-  EXPECT_TRUE(has_warning(report, "robot.urdf:15: collision mesh skipped: meshes are not supported as collision shapes (2 occurrences)"));
+  EXPECT_TRUE(has_warning(
+      report, "robot.urdf:15: collision mesh skipped: meshes are not supported as collision shapes (2 occurrences)"));
   EXPECT_TRUE(has_warning(report, "robot.urdf:6: <visual> ignored"));
   EXPECT_TRUE(has_warning(report, "robot.urdf:32: joint effort/velocity limits ignored"));
   EXPECT_TRUE(has_warning(report, "robot.urdf:48: <gazebo> ignored"));
@@ -198,7 +199,8 @@ TEST(Urdf, UnsupportedJointsAreRejectedOrDropped) {
     load(xml);
     ADD_FAILURE() << "expected an error";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("robot.urdf:6: joint friction is not supported"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:6: joint friction is not supported"), std::string::npos)
+        << e.what();
   }
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
@@ -210,7 +212,8 @@ TEST(Urdf, UnsupportedJointsAreRejectedOrDropped) {
 }
 
 TEST(Urdf, ErrorsNameFileAndLine) {
-  const std::string inertial = R"(<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>)";
+  const std::string inertial =
+      R"(<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>)";
   struct Case {
     std::string xml, expected;
   };
@@ -226,8 +229,9 @@ TEST(Urdf, ErrorsNameFileAndLine) {
       {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"screw\">\n<parent link=\"a\"/>\n"
        "<child link=\"b\"/>\n</joint>\n</robot>",
        "robot.urdf:4: joint 'j': unknown type 'screw'"},
-      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\">" + inertial + "</link>\n<joint name=\"j\" type=\"revolute\">\n"
-       "<parent link=\"a\"/>\n<child link=\"b\"/>\n</joint>\n</robot>",
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\">" + inertial +
+           "</link>\n<joint name=\"j\" type=\"revolute\">\n"
+           "<parent link=\"a\"/>\n<child link=\"b\"/>\n</joint>\n</robot>",
        "robot.urdf:4: joint 'j': a revolute joint needs a <limit>"},
       {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"fixed\">\n<parent link=\"a\"/>\n"
        "<child link=\"b\"/>\n</joint>\n<joint name=\"k\" type=\"fixed\">\n<parent link=\"b\"/>\n<child link=\"a\"/>\n</joint>\n</robot>",
@@ -242,8 +246,9 @@ TEST(Urdf, ErrorsNameFileAndLine) {
        "robot.urdf:5: unknown collision geometry <cone>"},
       {"<robot>\n<link name=\"a\">\n<collision>\n<geometry>\n<sphere radius=\"-1\"/>\n</geometry>\n</collision>\n</link>\n</robot>",
        "robot.urdf:5: <sphere> dimensions must be positive"},
-      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\">" + inertial + "</link>\n<joint name=\"j\" type=\"continuous\">\n"
-       "<parent link=\"a\"/>\n<child link=\"b\"/>\n<axis xyz=\"0 0 0\"/>\n</joint>\n</robot>",
+      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\">" + inertial +
+           "</link>\n<joint name=\"j\" type=\"continuous\">\n"
+           "<parent link=\"a\"/>\n<child link=\"b\"/>\n<axis xyz=\"0 0 0\"/>\n</joint>\n</robot>",
        "robot.urdf:7: joint axis must be non-zero"},
       {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"continuous\">\n<parent link=\"a\"/>\n"
        "<child link=\"b\"/>\n</joint>\n</robot>",

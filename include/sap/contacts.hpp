@@ -15,6 +15,7 @@ namespace sap {
 //   stiffness[3]       combined k (series: k0 k1 / (k0 + k1)), then k0 and k1
 //   dissipation        combined dissipation time scale tau_d = tau0 + tau1
 //   friction           combined mu
+// clang-format off
 #define SAP_CONTACT_ARRAYS(X) \
   X(geom, int, 2)             \
   X(body, int, 2)             \
@@ -25,6 +26,7 @@ namespace sap {
   X(stiffness, double, 3)     \
   X(dissipation, double, 1)   \
   X(friction, double, 1)
+// clang-format on
 
 struct ContactsView {
   int capacity = 0;

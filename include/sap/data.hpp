@@ -90,6 +90,7 @@ class Control {
 };
 
 // Per-world workspace of the dynamics stages. X(name, type, per-world count).
+// clang-format off
 #define SAP_DATA_ARRAYS(X)                                                               \
   /* kinematics (fp64 storage; fp32 stages store cast64(fl32(x))) */                     \
   X(xpos, double, nbody * 3)                                                             \
@@ -114,6 +115,7 @@ class Control {
   X(scratch_nv, double, nv)                                                              \
   X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */ \
   X(chol_first, int, nv_pad)             /* first non-zero column of each row (envelope) */
+// clang-format on
 
 struct DataSizes {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0;

@@ -24,9 +24,9 @@ struct ImportReport {
 struct ImportOptions {
   // Contact material for geoms whose solref the file leaves unset (all URDF geoms); otherwise
   // k and tau_d follow the solref/mass rule of docs/model-import.md ("Contact parameters").
-  double default_stiffness = 0;    // > 0: stiffness k (N/m) of such geoms; 0: the rule with MuJoCo's default solref
-  double default_dissipation = -1; // >= 0: dissipation time scale tau_d (s) of such geoms; < 0: the rule
-  std::string name_prefix;         // prepended to every body/joint/geom/actuator name
+  double default_stiffness = 0;     // > 0: stiffness k (N/m) of such geoms; 0: the rule with MuJoCo's default solref
+  double default_dissipation = -1;  // >= 0: dissipation time scale tau_d (s) of such geoms; < 0: the rule
+  std::string name_prefix;          // prepended to every body/joint/geom/actuator name
   // Elements that change the dynamics but have no counterpart in our model (tendons, equality
   // constraints, colliding meshes, joint friction loss, ...) are rejected with an error by
   // default; when true they are dropped with a warning instead (e.g. to compare M and bias of

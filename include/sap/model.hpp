@@ -42,6 +42,7 @@ constexpr int kMatrixPad = 4;
 inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) / kMatrixPad * kMatrixPad; }
 
 // X(name, type, count-expression): count in elements of the whole array.
+// clang-format off
 #define SAP_MODEL_ARRAYS(X)                                                     \
   /* bodies */                                                                  \
   X(body_parentid, int, nbody)                                                  \
@@ -101,6 +102,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(actuator_ctrlrange, double, nu * 2)                                         \
   X(actuator_forcelimited, int, nu)                                             \
   X(actuator_forcerange, double, nu * 2)
+// clang-format on
 
 // Non-owning view of the model arrays (host or device pointers), passed by value to kernels.
 struct ModelView {

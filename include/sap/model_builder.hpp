@@ -17,14 +17,14 @@ using Quatd = std::array<double, 4>;  // (w, x, y, z)
 
 struct BodySpec {
   std::string name;
-  int parent = 0;                  // index of an already added body (0 = world)
-  Vec3d pos{0, 0, 0};              // body frame in the parent frame at the reference configuration
+  int parent = 0;      // index of an already added body (0 = world)
+  Vec3d pos{0, 0, 0};  // body frame in the parent frame at the reference configuration
   Quatd quat{1, 0, 0, 0};
   // Inertial properties. When inertia_from_geoms is true they are computed at finalize from
   // the body's geoms (density or explicit geom mass), as MuJoCo's inertiafromgeom does.
   bool inertia_from_geoms = false;
   double mass = 0;
-  Vec3d com{0, 0, 0};                    // in the body frame
+  Vec3d com{0, 0, 0};                               // in the body frame
   std::array<double, 6> inertia{0, 0, 0, 0, 0, 0};  // about the com, body axes: xx yy zz xy xz yz
 };
 

@@ -44,8 +44,8 @@ struct Scene {
   int num_worlds = 1;
   int max_rigid_contact = 0;  // per world; 0 = not given (use estimate_contact_capacity)
   SolverOptions solver;
-  std::vector<double> qpos0;  // initial configuration (nq), before perturbation
-  std::vector<double> qvel0;  // initial velocity (nv), before perturbation
+  std::vector<double> qpos0;              // initial configuration (nq), before perturbation
+  std::vector<double> qvel0;              // initial velocity (nv), before perturbation
   std::vector<ControlSchedule> controls;  // one per actuator (nu)
   ScenePerturbation perturbation;
   // Accepted-but-ignored inputs and other notes ("<file>: <json pointer>: <what>"); never empty

@@ -18,15 +18,15 @@
 namespace sap {
 
 struct SimulatorOptions {
-  int nworld = 0;                  // 0: the scene's num_worlds
+  int nworld = 0;  // 0: the scene's num_worlds
   Backend backend = Backend::Auto;
-  int threads = 0;                 // CPU threads (0: all)
-  int emulated_lanes = 0;          // > 0: CPU backend runs team stages on emulated GPU teams (tests)
-  bool override_solver = false;    // use `solver` instead of the scene's solver options
+  int threads = 0;               // CPU threads (0: all)
+  int emulated_lanes = 0;        // > 0: CPU backend runs team stages on emulated GPU teams (tests)
+  bool override_solver = false;  // use `solver` instead of the scene's solver options
   SolverOptions solver;
-  int max_rigid_contact = 0;       // 0: the scene's value, else estimate_contact_capacity
+  int max_rigid_contact = 0;  // 0: the scene's value, else estimate_contact_capacity
   Precision collision_precision = Precision::F64;
-  bool scene_controls = true;      // drive actuators by the scene's schedules
+  bool scene_controls = true;  // drive actuators by the scene's schedules
 };
 
 struct StepTimes {

@@ -15,43 +15,60 @@ namespace sap {
 // Enumerations of the option values: X(Enum, Enumerator, "name", "aliases"). The name is
 // what set_solver_option accepts and to_string prints; aliases (space separated) are accepted
 // too. Matching is case-insensitive.
+// clang-format off
 #define SAP_PRESET_VALUES(X)                            \
   X(Preset, Approx32, "approx32", "approx_32 approx-32") \
   X(Preset, Approx64, "approx64", "approx_64 approx-64") \
   X(Preset, Drake, "drake", "")
+// clang-format on
+// clang-format off
 #define SAP_PRECISION_VALUES(X)                        \
   X(Precision, F32, "fp32", "f32 float32 float")       \
   X(Precision, F64, "fp64", "f64 float64 double")
+// clang-format on
 // Contact weight w_i of the near-rigid clamp: body inertias, or Drake's diag(J A^-1 J^T).
+// clang-format off
 #define SAP_CONTACT_WEIGHT_MODE_VALUES(X)                          \
   X(ContactWeightMode, BodyInertia, "body_inertia", "")            \
   X(ContactWeightMode, DiagDelassus, "diag_delassus", "")
+// clang-format on
 // Where a contact's Jacobian is taken: the witness point on body 2, or Drake's
 // stiffness-weighted point between the witnesses.
+// clang-format off
 #define SAP_CONTACT_POINT_MODE_VALUES(X)                           \
   X(ContactPointMode, WitnessPoint, "witness_point", "")           \
   X(ContactPointMode, ContactMidpoint, "contact_midpoint", "")
+// clang-format on
 // q_{n+1} from the midpoint velocity (v_n + v_{n+1})/2, or Drake's q_{n+1} = q_n + h N v_{n+1}.
+// clang-format off
 #define SAP_POSITION_INTEGRATION_VALUES(X)                         \
   X(PositionIntegrationMode, Midpoint, "midpoint", "")             \
   X(PositionIntegrationMode, SapEuler, "sap_euler", "")
+// clang-format on
 // Velocity at which free motion evaluates Coriolis/gyroscopic forces: v_n (Drake) or the
 // midpoint (v_n + v*)/2 by fixed-point passes that reuse the factor of A.
+// clang-format off
 #define SAP_CORIOLIS_VALUES(X)                   \
   X(CoriolisMode, Explicit, "explicit", "")      \
   X(CoriolisMode, Midpoint, "midpoint", "")
+// clang-format on
+// clang-format off
 #define SAP_LINE_SEARCH_VALUES(X)                                  \
   X(LineSearchVariant, MonotoneDecay, "monotone_decay", "")        \
   X(LineSearchVariant, ArmijoDecay, "armijo_decay", "")            \
   X(LineSearchVariant, ExactRoot, "exact_root", "")
+// clang-format on
 // Factorisation of the Newton system: our envelope Cholesky inside the fused solve kernel, or
 // a library reference (Eigen's LLT on the CPU, cuSOLVER's batched potrf/potrs on CUDA) between
 // the launches of a split Newton loop, to cross-check and measure ours.
+// clang-format off
 #define SAP_LINEAR_SOLVER_VALUES(X)              \
   X(LinearSolver, Cholesky, "cholesky", "")      \
   X(LinearSolver, Reference, "reference", "")
+// clang-format on
 
 // Every enumeration above: X(Enum, VALUES_LIST).
+// clang-format off
 #define SAP_SOLVER_ENUMS(X)                                \
   X(Preset, SAP_PRESET_VALUES)                             \
   X(Precision, SAP_PRECISION_VALUES)                       \
@@ -61,6 +78,7 @@ namespace sap {
   X(CoriolisMode, SAP_CORIOLIS_VALUES)                     \
   X(LineSearchVariant, SAP_LINE_SEARCH_VALUES)             \
   X(LinearSolver, SAP_LINEAR_SOLVER_VALUES)
+// clang-format on
 
 #define SAP_ENUMERATOR(Enum, id, name, aliases) id,
 #define SAP_DEFINE_ENUM(Enum, VALUES) enum class Enum : int { VALUES(SAP_ENUMERATOR) };
@@ -80,6 +98,7 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
 #define SAP_ANY_VALUE true
 #define SAP_MAX_COUNT 1000000
 
+// clang-format off
 #define SAP_SOLVER_OPTIONS(X)                                                                                   \
   /* Precisions of the stages (the spec's presets) */                                                         \
   X(free_motion_solve_precision, Precision, SAP_BY_PRESET(Precision::F32, Precision::F64, Precision::F64),     \
@@ -134,6 +153,7 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
   X(limit_stiffness, double, 1e12, x > 0, "a number > 0", "joint-limit constraint stiffness (Drake's)")        \
   X(limit_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of joint-limit rows")              \
   X(pd_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of the implicit PD rows' gain clamp")
+// clang-format on
 
 // Machine epsilon of a precision (the slop default scales with it).
 constexpr double epsilon_of(Precision p) {

@@ -24,16 +24,16 @@ class SolveData;
 
 // Per-world diagnostics of the last step, as host vectors.
 struct StepDiagnostics {
-  std::vector<int> status;                  // WorldStatusBits
-  std::vector<int> newton_iterations;       // Newton iterations (0: converged at the warm start)
-  std::vector<int> line_search_iterations;  // line-search evaluations, summed over iterations
-  std::vector<int> truncated_contacts;      // contacts dropped by the collision capacity
-  std::vector<int> contacts;                // contacts in the solve
-  std::vector<double> cost;                 // final SAP cost
-  std::vector<double> residual;             // |D g| / (eps_a + eps_r s) at exit (<= 1: converged on it)
-  std::vector<double> optimality;           // |D g| at exit, D = diag(A)^-1/2 (sqrt(J) units; 0 without rows)
+  std::vector<int> status;                      // WorldStatusBits
+  std::vector<int> newton_iterations;           // Newton iterations (0: converged at the warm start)
+  std::vector<int> line_search_iterations;      // line-search evaluations, summed over iterations
+  std::vector<int> truncated_contacts;          // contacts dropped by the collision capacity
+  std::vector<int> contacts;                    // contacts in the solve
+  std::vector<double> cost;                     // final SAP cost
+  std::vector<double> residual;                 // |D g| / (eps_a + eps_r s) at exit (<= 1: converged on it)
+  std::vector<double> optimality;               // |D g| at exit, D = diag(A)^-1/2 (sqrt(J) units; 0 without rows)
   std::vector<std::vector<double>> cost_trace;  // cost at each Newton iterate (for analysis)
-  std::vector<int> exit_reason;             // 1: optimality test, 2: cost stall test, 0: other
+  std::vector<int> exit_reason;                 // 1: optimality test, 2: cost stall test, 0: other
 };
 
 // One contact's impulse from the last step: gamma in the contact frame [t1, t2, n] (N s) and
@@ -52,15 +52,14 @@ struct StageTimes {
 class SolverSAP {
  public:
   // max_rigid_contact: per-world contact capacity (the capacity of the Contacts passed to step).
-  SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options = {},
-            int max_rigid_contact = 0);
+  SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options = {}, int max_rigid_contact = 0);
   ~SolverSAP();
   SolverSAP(const SolverSAP&) = delete;
   SolverSAP& operator=(const SolverSAP&) = delete;
 
   // Advances every world by dt. state_out may alias state_in. contacts may be empty
-  // (capacity 0); their capacity must not exceed max_rigid_contact. Worlds whose step fails keep their state and carry failure bits in
-  // world_status(); the other worlds are unaffected.
+  // (capacity 0); their capacity must not exceed max_rigid_contact. Worlds whose step fails keep their state and carry
+  // failure bits in world_status(); the other worlds are unaffected.
   void step(const State& state_in, State& state_out, const Control& control, const Contacts& contacts, double dt);
 
   const SolverConfig& config() const { return config_; }
@@ -73,8 +72,8 @@ class SolverSAP {
   std::vector<int> world_status() const;
   int failed_world_count() const;
   StepDiagnostics diagnostics() const;
-  int last_newton_iterations() const;         // max over worlds
-  int last_line_search_iterations() const;    // total over worlds (spec: for profiling)
+  int last_newton_iterations() const;              // max over worlds
+  int last_line_search_iterations() const;         // total over worlds (spec: for profiling)
   long long last_truncated_contact_count() const;  // total over worlds
   std::vector<ContactImpulse> contact_impulses(int world) const;
   // Generalized velocity of the last solve (host copy of one world).

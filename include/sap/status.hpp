@@ -7,12 +7,12 @@
 namespace sap {
 
 enum WorldStatusBits : int {
-  kStatusConverged = 1 << 0,           // Newton met its stopping criterion
-  kStatusIterationLimit = 1 << 1,      // max_iterations reached without convergence
-  kStatusLineSearchFailed = 1 << 2,    // no acceptable step along the Newton direction
-  kStatusNonFinite = 1 << 3,           // NaN/Inf in the state, inputs or intermediate data
+  kStatusConverged = 1 << 0,            // Newton met its stopping criterion
+  kStatusIterationLimit = 1 << 1,       // max_iterations reached without convergence
+  kStatusLineSearchFailed = 1 << 2,     // no acceptable step along the Newton direction
+  kStatusNonFinite = 1 << 3,            // NaN/Inf in the state, inputs or intermediate data
   kStatusFactorizationFailed = 1 << 4,  // a dense Cholesky met a non-positive pivot
-  kStatusNotDescent = 1 << 5,          // the Newton direction did not decrease the cost
+  kStatusNotDescent = 1 << 5,           // the Newton direction did not decrease the cost
 };
 
 // Bits after which a world's step is rejected (state_out = state_in for that world).

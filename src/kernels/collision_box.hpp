@@ -118,7 +118,8 @@ SAP_HD S segment_box_min(const Vec3<S>& s, const Vec3<S>& a, const Vec3<S>& d, S
 // Box-local contact of a point p of geom 0 inflated by radius r, against the box (geom 1):
 // x0 = p - r m on the sphere, x1 = q on the box, normal -m (from the sphere into the box).
 template <class S>
-SAP_HD int box_local_point_contact(const GeomFrame<S>& box, const Vec3<S>& p_local, S r, S margin, ContactGeom<S>* out) {
+SAP_HD int box_local_point_contact(const GeomFrame<S>& box, const Vec3<S>& p_local, S r, S margin,
+                                   ContactGeom<S>* out) {
   Vec3<S> q, m;
   box_closest_point(box.size, p_local, q, m);
   const Vec3<S> mw = box.rot * m;
@@ -389,7 +390,7 @@ SAP_HD int collide_box_box(const GeomFrame<S>& A, const GeomFrame<S>& B, S margi
     }
   }
   S edge_sep = -ScalarTraits<S>::huge;
-  int edge = -1;  // 3 i + j: uA_i x uB_j
+  int edge = -1;                        // 3 i + j: uA_i x uB_j
   Vec3<S> edge_axis = Vec3<S>::zero();  // A-local, unit
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
@@ -411,15 +412,13 @@ SAP_HD int collide_box_box(const GeomFrame<S>& A, const GeomFrame<S>& B, S margi
   // ODE's box-box), which keeps face manifolds for resting contact.
   const S scale = a[0] + a[1] + a[2] + b[0] + b[1] + b[2];
   const S bias = S(1e-5) * scale;
-  const bool use_edge =
-      edge >= 0 && (face_sep >= S(0) ? edge_sep > face_sep + bias : edge_sep > S(0.95) * face_sep + bias);
+  const bool use_edge = edge >= 0 &&
+                        (face_sep >= S(0) ? edge_sep > face_sep + bias : edge_sep > S(0.95) * face_sep + bias);
   const S sep = use_edge ? edge_sep : face_sep;
   int k = 0;
   if (!use_edge) {
-    if (face < 3)
-      k = box_face_manifold(A, face, ta[face] < S(0) ? S(-1) : S(1), B, true, margin, out);
-    else
-      k = box_face_manifold(B, face - 3, tb[face - 3] < S(0) ? S(1) : S(-1), A, false, margin, out);
+    if (face < 3) k = box_face_manifold(A, face, ta[face] < S(0) ? S(-1) : S(1), B, true, margin, out);
+    else k = box_face_manifold(B, face - 3, tb[face - 3] < S(0) ? S(1) : S(-1), A, false, margin, out);
   } else {
     const int i = edge / 3, j = edge % 3;
     Vec3<S> L = A.rot * edge_axis;  // world, oriented from A to B

@@ -35,16 +35,16 @@ template <class S>
 SAP_HD int collide_ordered(int t0, const GeomFrame<S>& g0, int t1, const GeomFrame<S>& g1, S margin,
                            ContactGeom<S>* out) {
   switch (t0 * kNumGeomTypes + t1) {
-    case kGeomPlane * kNumGeomTypes + kGeomSphere: return collide_plane_sphere(g0, g1, margin, out);
-    case kGeomPlane * kNumGeomTypes + kGeomCapsule: return collide_plane_capsule(g0, g1, margin, out);
-    case kGeomPlane * kNumGeomTypes + kGeomBox: return collide_plane_box(g0, g1, margin, out);
-    case kGeomPlane * kNumGeomTypes + kGeomCylinder: return collide_plane_cylinder(g0, g1, margin, out);
-    case kGeomSphere * kNumGeomTypes + kGeomSphere: return collide_sphere_sphere(g0, g1, margin, out);
-    case kGeomSphere * kNumGeomTypes + kGeomCapsule: return collide_sphere_capsule(g0, g1, margin, out);
-    case kGeomSphere * kNumGeomTypes + kGeomBox: return collide_sphere_box(g0, g1, margin, out);
-    case kGeomCapsule * kNumGeomTypes + kGeomCapsule: return collide_capsule_capsule(g0, g1, margin, out);
-    case kGeomCapsule * kNumGeomTypes + kGeomBox: return collide_capsule_box(g0, g1, margin, out);
-    case kGeomBox * kNumGeomTypes + kGeomBox: return collide_box_box(g0, g1, margin, out);
+    case kGeomPlane* kNumGeomTypes + kGeomSphere: return collide_plane_sphere(g0, g1, margin, out);
+    case kGeomPlane* kNumGeomTypes + kGeomCapsule: return collide_plane_capsule(g0, g1, margin, out);
+    case kGeomPlane* kNumGeomTypes + kGeomBox: return collide_plane_box(g0, g1, margin, out);
+    case kGeomPlane* kNumGeomTypes + kGeomCylinder: return collide_plane_cylinder(g0, g1, margin, out);
+    case kGeomSphere* kNumGeomTypes + kGeomSphere: return collide_sphere_sphere(g0, g1, margin, out);
+    case kGeomSphere* kNumGeomTypes + kGeomCapsule: return collide_sphere_capsule(g0, g1, margin, out);
+    case kGeomSphere* kNumGeomTypes + kGeomBox: return collide_sphere_box(g0, g1, margin, out);
+    case kGeomCapsule* kNumGeomTypes + kGeomCapsule: return collide_capsule_capsule(g0, g1, margin, out);
+    case kGeomCapsule* kNumGeomTypes + kGeomBox: return collide_capsule_box(g0, g1, margin, out);
+    case kGeomBox* kNumGeomTypes + kGeomBox: return collide_box_box(g0, g1, margin, out);
     default: return 0;
   }
 }
@@ -84,12 +84,12 @@ SAP_HDI bool bounds_overlap(const ModelView& m, int g0, int g1, const GeomFrame<
 
 // Swaps two contact slots of world w (all arrays and the generation rank).
 SAP_HDI void swap_contact_slots(const ContactsView& c, const Slab<int>& seq, int w, int i, int j) {
-#define SAP_X(name, type, dim)                                    \
-  for (int k = 0; k < (dim); ++k) {                               \
-    type* p = c.name(w);                                          \
-    const type tmp = p[(dim) * i + k];                            \
-    p[(dim) * i + k] = p[(dim) * j + k];                          \
-    p[(dim) * j + k] = tmp;                                       \
+#define SAP_X(name, type, dim)       \
+  for (int k = 0; k < (dim); ++k) {  \
+    type* p = c.name(w);             \
+    const type tmp = p[(dim)*i + k]; \
+    p[(dim)*i + k] = p[(dim)*j + k]; \
+    p[(dim)*j + k] = tmp;            \
   }
   SAP_CONTACT_ARRAYS(SAP_X)
 #undef SAP_X
@@ -180,7 +180,7 @@ struct CollisionKernel {
   // scratch
   CollisionWorkspaceView ws;  // per-world geom frames and candidate contacts
   // out
-  ContactsView contacts;      // contacts kept (deepest first within capacity), counts, dropped
+  ContactsView contacts;  // contacts kept (deepest first within capacity), counts, dropped
   SAP_HD void operator()(int w, int) const { collide_world<S>(m, qpos(w), ws, pairs, contacts, w); }
 };
 

@@ -54,10 +54,10 @@ struct ConstraintSetupKernel {
   ControlView control;      // targets and feed-forward of the PD rows
   ContactsView contacts;    // the collision pipeline's contacts
   StepParams p;
-  DataView d;               // in only: poses, cdof, A and v_star of stage 1
+  DataView d;  // in only: poses, cdof, A and v_star of stage 1
   // out
-  SolveView s;   // the constraint rows: con_*, lim_*, pd_*, stats[kStatTruncatedContacts]
-  int* status;   // |= kStatusNonFinite for non-finite contact data
+  SolveView s;  // the constraint rows: con_*, lim_*, pd_*, stats[kStatTruncatedContacts]
+  int* status;  // |= kStatusNonFinite for non-finite contact data
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {

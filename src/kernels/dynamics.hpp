@@ -123,8 +123,8 @@ SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring
   for (int j = 0; j < m.njnt; ++j) {
     const int t = m.jnt_type[j];
     if ((t == kJointHinge || t == kJointSlide) && m.jnt_stiffness[j] != 0)
-      spring_out[m.jnt_dofadr[j]] =
-          double(-S(m.jnt_stiffness[j]) * (S(qpos[m.jnt_qposadr[j]]) - S(m.jnt_springref[j])));
+      spring_out[m.jnt_dofadr[j]] = double(-S(m.jnt_stiffness[j]) *
+                                           (S(qpos[m.jnt_qposadr[j]]) - S(m.jnt_springref[j])));
   }
 }
 

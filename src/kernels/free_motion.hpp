@@ -37,10 +37,10 @@ struct FreeMotionKernel {
   ConstStateView state_in;  // q_n, v_n
   ControlView control;      // motor controls, qfrc_applied
   double h;
-  int coriolis_passes;      // 0: explicit Coriolis at v_n; else midpoint fixed-point passes
+  int coriolis_passes;  // 0: explicit Coriolis at v_n; else midpoint fixed-point passes
   // in/out
-  DataView d;    // in: kinematics (KinematicsKernel); out: M, A, v_star, chol (the factor of A)
-  int* status;   // per world, OR-ed with failure bits
+  DataView d;   // in: kinematics (KinematicsKernel); out: M, A, v_star, chol (the factor of A)
+  int* status;  // per world, OR-ed with failure bits
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {

@@ -50,9 +50,9 @@ struct IntegrateKernel {
   Slab<const double> qvel_new;  // v_{n+1} of the solve
   PositionIntegrationMode mode;
   double h;
-  const int* status;            // worlds with failure bits keep their state
+  const int* status;  // worlds with failure bits keep their state
   // out
-  StateView state_out;          // q_{n+1}, v_{n+1} (may alias state_in)
+  StateView state_out;  // q_{n+1}, v_{n+1} (may alias state_in)
 
   SAP_HD void operator()(int w, int) const {
     double* qo = state_out.qpos(w);

@@ -49,7 +49,7 @@ SAP_HD LineSearchResult<S> line_search_armijo(const Line& line, S cost0, S d0, c
   if (e.d1 < slop) return {alpha, e.cost, it, true};
   auto armijo = [&](S a, S ca) { return ca < cost0 + c * a * d0; };
   S alpha_prev = alpha, cost_prev = e.cost;
-  for (; it < p.line_search_max_iterations; ) {
+  for (; it < p.line_search_max_iterations;) {
     alpha *= rho;
     e = line(alpha, false);
     ++it;
@@ -88,10 +88,8 @@ SAP_HD LineSearchResult<S> line_search_exact(const Line& line, S cost0, S d0, co
     ++it;
     cost_x = e.cost;
     const S fx = e.d1 * scale, dfx = e.d2 * scale;
-    if (fx < S(0))
-      x_lo = x;
-    else
-      x_hi = x;
+    if (fx < S(0)) x_lo = x;
+    else x_hi = x;
     if (abs_(fx) < f_tol) return {x, cost_x, it, true};
     const bool slow = S(2) * abs_(fx) > abs_(dx_old * dfx);
     dx_old = dx;

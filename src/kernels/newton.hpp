@@ -35,9 +35,9 @@ struct SapSolveKernel {
   ConstStateView state_in;  // qvel: the warm start v_n
   StepParams p;
   // in/out
-  DataView d;    // in: A, v_star; scratch: chol, chol_first (the factor of H)
-  SolveView s;   // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
-  int* status;   // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
+  DataView d;   // in: A, v_star; scratch: chol, chol_first (the factor of H)
+  SolveView s;  // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
+  int* status;  // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
 
   // vc = J x for every row (x = v or dv), into out (nrow).
   template <class Team>
@@ -111,8 +111,8 @@ struct SapSolveKernel {
     }
     for (int r = team.rank(); r < npd; r += team.size()) {
       const double* pp = s.pd_param(w) + kNumPdParams * r;
-      const PdParams<So> pd{So(pp[kPdKp]),         So(pp[kPdKd]),       So(pp[kPdQ0]),       So(pp[kPdQTarget]),
-                            So(pp[kPdVTarget]),    So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
+      const PdParams<So> pd{So(pp[kPdKp]),      So(pp[kPdKd]),          So(pp[kPdQ0]),       So(pp[kPdQTarget]),
+                            So(pp[kPdVTarget]), So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
       const So dx = alpha != So(0) || want_hessian ? So(dvc[pd0 + r]) : So(0);
       const So x = So(vc[pd0 + r]) + alpha * dx;
       So gamma, G;
@@ -199,7 +199,8 @@ struct SapSolveKernel {
         const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
         double* row = H + dof[a] * ld;
         for (int b = a; b < nj; ++b)
-          row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
+          row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) +
+                               r2 * So(val[3 * b + 2]));
       }
       team.sync();
     }
@@ -235,17 +236,13 @@ struct SapSolveKernel {
   // The same two steps in the linear-solve precision of the parameters (split path).
   template <class Team>
   SAP_HD void load_newton_system_in_solve_precision(int w, Team& team) const {
-    if (p.config.contact_linear_solve_precision == Precision::F32)
-      load_newton_system<float>(w, team);
-    else
-      load_newton_system<double>(w, team);
+    if (p.config.contact_linear_solve_precision == Precision::F32) load_newton_system<float>(w, team);
+    else load_newton_system<double>(w, team);
   }
   template <class Team>
   SAP_HD void store_direction_in_solve_precision(int w, Team& team) const {
-    if (p.config.contact_linear_solve_precision == Precision::F32)
-      store_direction<float>(w, team);
-    else
-      store_direction<double>(w, team);
+    if (p.config.contact_linear_solve_precision == Precision::F32) store_direction<float>(w, team);
+    else store_direction<double>(w, team);
   }
 
   // dv = -H^-1 g in the linear-solve precision Sl by our envelope Cholesky. Returns false if
@@ -281,8 +278,7 @@ struct SapSolveKernel {
   //   finish     statistics and status
   // NewtonIterate is the loop's state between phases (registers in the fused kernel, the
   // newton_real/newton_int slabs between launches).
-  static constexpr int kIterating = kNewtonIterating, kNeedsDirection = kNewtonNeedsDirection,
-                       kDone = kNewtonDone;
+  static constexpr int kIterating = kNewtonIterating, kNeedsDirection = kNewtonNeedsDirection, kDone = kNewtonDone;
   struct NewtonIterate {
     So cost = So(0), cost_prev = So(0), alpha = So(0), rows_cost = So(0);
     int k = 0, ls_total = 0, flags = 0, exit_reason = kExitOther, phase = kIterating;
@@ -351,7 +347,7 @@ struct SapSolveKernel {
     const So cost = it.cost, cost_prev = it.cost_prev;
     const bool cost_ok = it.k > 0 &&
                          abs_(cost_prev - cost) < So(p.config.cost_abs_tol) + So(p.config.cost_rel_tol) * S_half() *
-                                                                            (abs_(cost) + abs_(cost_prev)) &&
+                                                                                  (abs_(cost) + abs_(cost_prev)) &&
                          it.alpha > S_half();
     it.phase = kDone;
     if (!isfinite_(cost) || !isfinite_(r)) {
@@ -392,7 +388,7 @@ struct SapSolveKernel {
     const So cost = it.cost;
     jacobian_product(w, team, s.dv(w), s.dvc(w));
     const So d0 = dot_nv(w, team, s.grad(w), s.dv(w), false);  // l'(0)
-    mul_A(w, team, s.dv(w), u);                                  // u <- A dv
+    mul_A(w, team, s.dv(w), u);                                // u <- A dv
     const So a2 = dot_nv(w, team, s.dv(w), u, false);
     // b = dv^T A (v - v*) = dv . Au
     const So b = dot_nv(w, team, s.dv(w), s.Au(w), false);
@@ -414,8 +410,7 @@ struct SapSolveKernel {
       ls = line_search_exact<So>(line, cost, d0, p.config);
     else if (p.config.line_search_variant == LineSearchVariant::ArmijoDecay)
       ls = line_search_armijo<So>(line, cost, d0, p.config);
-    else
-      ls = line_search_monotone<So>(line, cost, p.config);
+    else ls = line_search_monotone<So>(line, cost, p.config);
     it.ls_total += ls.iterations;
     if (!ls.ok) {
       it.flags |= kStatusLineSearchFailed;
@@ -484,7 +479,7 @@ struct SapSolveKernel {
     begin(w, team, it);
     while (it.phase != kDone && head(w, team, it)) {
       const bool ok = p.config.contact_linear_solve_precision == Precision::F32 ? newton_direction<float>(w, team)
-                                                                                   : newton_direction<double>(w, team);
+                                                                                : newton_direction<double>(w, team);
       if (!tail(w, team, it, ok)) break;
     }
     finish(w, team, it);

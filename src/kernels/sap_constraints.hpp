@@ -35,8 +35,8 @@ SAP_HD int friction_cone(const FrictionConeParams<S>& p, const S* vc, S* gamma_o
   const S y_r = sqrt_(y_t0 * y_t0 + y_t1 * y_t1 + eps * eps);
   const S that0 = y_t0 / y_r, that1 = y_t1 / y_r;
   const S mu = p.mu;
-  const S mu_hat = mu * p.R_t / p.R_n;   // mu R_t / R_n
-  const S mu_tilde2 = mu * mu_hat;       // mu~^2 = mu^2 R_t / R_n
+  const S mu_hat = mu * p.R_t / p.R_n;  // mu R_t / R_n
+  const S mu_tilde2 = mu * mu_hat;      // mu~^2 = mu^2 R_t / R_n
   const S f = S(1) / (S(1) + mu_tilde2);
   int mode;
   // Stiction: y inside the cone (impossible for mu = 0: y_r > 0 always).

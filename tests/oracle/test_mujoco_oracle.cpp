@@ -64,7 +64,9 @@ constexpr double kMjInertiaTol = 1e-6;
 Eigen::Matrix3d mujoco_inertia(const mjModel* mm, int b) {
   const double* iq = mm->body_iquat + 4 * b;
   const Eigen::Matrix3d R = Eigen::Quaterniond(iq[0], iq[1], iq[2], iq[3]).toRotationMatrix();
-  return R * Eigen::Vector3d(mm->body_inertia[3 * b], mm->body_inertia[3 * b + 1], mm->body_inertia[3 * b + 2]).asDiagonal() *
+  return R *
+         Eigen::Vector3d(mm->body_inertia[3 * b], mm->body_inertia[3 * b + 1], mm->body_inertia[3 * b + 2])
+             .asDiagonal() *
          R.transpose();
 }
 
@@ -93,13 +95,17 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
     SCOPED_TRACE("body " + std::to_string(b) + " " + m.body_names[static_cast<std::size_t>(b)]);
     EXPECT_EQ(m.body_names[static_cast<std::size_t>(b)], mj_name(mm, mjOBJ_BODY, b));
     EXPECT_EQ(m.body_parentid[static_cast<std::size_t>(b)], mm->body_parentid[b]);
-    EXPECT_TRUE(near_rel(vec(&m.body_pos[3 * static_cast<std::size_t>(b)], 3), vec(mm->body_pos + 3 * b, 3), 1e-12, 1.0));
-    const Eigen::Quaterniond qa(m.body_quat[4 * static_cast<std::size_t>(b)], m.body_quat[4 * static_cast<std::size_t>(b) + 1],
-                                m.body_quat[4 * static_cast<std::size_t>(b) + 2], m.body_quat[4 * static_cast<std::size_t>(b) + 3]);
+    EXPECT_TRUE(
+        near_rel(vec(&m.body_pos[3 * static_cast<std::size_t>(b)], 3), vec(mm->body_pos + 3 * b, 3), 1e-12, 1.0));
+    const Eigen::Quaterniond qa(m.body_quat[4 * static_cast<std::size_t>(b)],
+                                m.body_quat[4 * static_cast<std::size_t>(b) + 1],
+                                m.body_quat[4 * static_cast<std::size_t>(b) + 2],
+                                m.body_quat[4 * static_cast<std::size_t>(b) + 3]);
     const double* q = mm->body_quat + 4 * b;
     EXPECT_LT(quat_distance(qa, Eigen::Quaterniond(q[0], q[1], q[2], q[3])), 1e-12);
     EXPECT_NEAR(m.body_mass[static_cast<std::size_t>(b)], mm->body_mass[b], 1e-12 * std::max(1.0, mm->body_mass[b]));
-    EXPECT_TRUE(near_rel(vec(&m.body_ipos[3 * static_cast<std::size_t>(b)], 3), vec(mm->body_ipos + 3 * b, 3), 1e-10, 1e-3));
+    EXPECT_TRUE(
+        near_rel(vec(&m.body_ipos[3 * static_cast<std::size_t>(b)], 3), vec(mm->body_ipos + 3 * b, 3), 1e-10, 1e-3));
     const double* I = &m.body_inertia[6 * static_cast<std::size_t>(b)];
     Eigen::Matrix3d Iours;
     Iours << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
@@ -145,7 +151,8 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
       EXPECT_TRUE(near_rel(vec(&m.geom_size[3 * gs], nsize), vec(mm->geom_size + 3 * g, nsize), 1e-12));
     EXPECT_TRUE(near_rel(vec(&m.geom_pos[3 * gs], 3), vec(mm->geom_pos + 3 * g, 3), 1e-12, 1.0));
     const double* q = mm->geom_quat + 4 * g;
-    const Eigen::Quaterniond qa(m.geom_quat[4 * gs], m.geom_quat[4 * gs + 1], m.geom_quat[4 * gs + 2], m.geom_quat[4 * gs + 3]);
+    const Eigen::Quaterniond qa(m.geom_quat[4 * gs], m.geom_quat[4 * gs + 1], m.geom_quat[4 * gs + 2],
+                                m.geom_quat[4 * gs + 3]);
     EXPECT_LT(quat_distance(qa, Eigen::Quaterniond(q[0], q[1], q[2], q[3])), 1e-12);
   }
   for (int u = 0; u < m.nu; ++u) {
@@ -175,9 +182,11 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
   for (int k = 0; k < mm->nkey; ++k) {
     const auto& kf = report.keyframes[static_cast<std::size_t>(k)];
     EXPECT_EQ(kf.name, mj_name(mm, mjOBJ_KEY, k));
-    EXPECT_TRUE(near_rel(Eigen::Map<const Eigen::VectorXd>(kf.qpos.data(), m.nq), vec(mm->key_qpos + k * mm->nq, mm->nq), 1e-12, 1.0));
+    EXPECT_TRUE(near_rel(Eigen::Map<const Eigen::VectorXd>(kf.qpos.data(), m.nq),
+                         vec(mm->key_qpos + k * mm->nq, mm->nq), 1e-12, 1.0));
     if (m.nu > 0)
-      EXPECT_TRUE(near_rel(Eigen::Map<const Eigen::VectorXd>(kf.ctrl.data(), m.nu), vec(mm->key_ctrl + k * mm->nu, mm->nu), 1e-15, 1.0));
+      EXPECT_TRUE(near_rel(Eigen::Map<const Eigen::VectorXd>(kf.ctrl.data(), m.nu),
+                           vec(mm->key_ctrl + k * mm->nu, mm->nu), 1e-15, 1.0));
   }
 
   // Dynamics at random states: `ev` on our model with MuJoCo's compiled inertia tensors (exact
@@ -304,7 +313,8 @@ const char* kFeatureModel = R"(
 
 TEST(MujocoOracle, FeatureModel) {
   sap_test::TempDir dir("oracle");
-  dir.write("parts/extra_defaults.xml", R"(<mujoco><default><default class="heavy"><geom density="3000"/></default></default></mujoco>)");
+  dir.write("parts/extra_defaults.xml",
+            R"(<mujoco><default><default class="heavy"><geom density="3000"/></default></default></mujoco>)");
   compare_with_mujoco(dir.write("features.xml", kFeatureModel), 5, 2);
 }
 

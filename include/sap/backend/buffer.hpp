@@ -98,8 +98,8 @@ class Buffer {
  private:
   void check_range(std::size_t n, std::size_t offset) const {
     if (offset + n > size_)
-      throw std::out_of_range("Buffer: range [" + std::to_string(offset) + ", " +
-                              std::to_string(offset + n) + ") exceeds size " + std::to_string(size_));
+      throw std::out_of_range("Buffer: range [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
+                              ") exceeds size " + std::to_string(size_));
   }
   void swap(Buffer& o) noexcept {
     std::swap(ptr_, o.ptr_);

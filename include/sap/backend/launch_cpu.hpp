@@ -62,8 +62,7 @@ void parallel_for(CpuExec& exec, int nworld, int n, const F& f) {
     for (int w = w0; w < w1; ++w)
       for (int i = 0; i < n; ++i) f(w, i);
   };
-  if (exec.pool && nchunk > 1)
-    exec.pool->run(nchunk, body);
+  if (exec.pool && nchunk > 1) exec.pool->run(nchunk, body);
   else
     for (int c = 0; c < nchunk; ++c) body(c, 0);
 }
@@ -79,8 +78,7 @@ void for_each_world_team(CpuExec& exec, int nworld, std::size_t shmem_bytes, con
     const int w1 = static_cast<int>(static_cast<long long>(nworld) * (c + 1) / nchunk);
     for (int w = w0; w < w1; ++w) f(w, team);
   };
-  if (exec.pool && nchunk > 1)
-    exec.pool->run(nchunk, body);
+  if (exec.pool && nchunk > 1) exec.pool->run(nchunk, body);
   else
     for (int c = 0; c < nchunk; ++c) body(c, 0);
 }

@@ -36,7 +36,7 @@ struct EmuKernelStats {
   long long worlds = 0;    // team-worlds executed (team launches only)
   long long barriers = 0;  // block-level barriers completed, summed over worlds
   long long max_barriers_per_world = 0;
-  bool team = false;       // launched as a team (block per world) rather than a flat grid
+  bool team = false;  // launched as a team (block per world) rather than a flat grid
 };
 
 // Statistics shared by the emulated launches of one Context (thread-safe).

@@ -13,20 +13,12 @@ struct Mat3 {
   SAP_HDI const S& operator()(int r, int c) const { return m[3 * r + c]; }
 
   SAP_HDI static Mat3 zero() { return {{S(0), S(0), S(0), S(0), S(0), S(0), S(0), S(0), S(0)}}; }
-  SAP_HDI static Mat3 identity() {
-    return {{S(1), S(0), S(0), S(0), S(1), S(0), S(0), S(0), S(1)}};
-  }
-  SAP_HDI static Mat3 diagonal(const Vec3<S>& d) {
-    return {{d[0], S(0), S(0), S(0), d[1], S(0), S(0), S(0), d[2]}};
-  }
+  SAP_HDI static Mat3 identity() { return {{S(1), S(0), S(0), S(0), S(1), S(0), S(0), S(0), S(1)}}; }
+  SAP_HDI static Mat3 diagonal(const Vec3<S>& d) { return {{d[0], S(0), S(0), S(0), d[1], S(0), S(0), S(0), d[2]}}; }
   // Symmetric matrix from (xx, yy, zz, xy, xz, yz), MuJoCo's fullinertia order.
-  SAP_HDI static Mat3 symmetric(S xx, S yy, S zz, S xy, S xz, S yz) {
-    return {{xx, xy, xz, xy, yy, yz, xz, yz, zz}};
-  }
+  SAP_HDI static Mat3 symmetric(S xx, S yy, S zz, S xy, S xz, S yz) { return {{xx, xy, xz, xy, yy, yz, xz, yz, zz}}; }
   // The matrix [a]x with [a]x b = a x b.
-  SAP_HDI static Mat3 skew(const Vec3<S>& a) {
-    return {{S(0), -a[2], a[1], a[2], S(0), -a[0], -a[1], a[0], S(0)}};
-  }
+  SAP_HDI static Mat3 skew(const Vec3<S>& a) { return {{S(0), -a[2], a[1], a[2], S(0), -a[0], -a[1], a[0], S(0)}}; }
   SAP_HDI static Mat3 from_columns(const Vec3<S>& c0, const Vec3<S>& c1, const Vec3<S>& c2) {
     return {{c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2]}};
   }

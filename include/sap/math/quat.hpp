@@ -68,10 +68,9 @@ SAP_HDI Vec3<S> rotate_inverse(const Quat<S>& q, const Vec3<S>& v) {
 template <class S>
 SAP_HDI Mat3<S> to_matrix(const Quat<S>& q) {
   const S ww = q.w * q.w, xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
-  const S xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z, wx = q.w * q.x, wy = q.w * q.y,
-          wz = q.w * q.z;
-  return {{ww + xx - yy - zz, S(2) * (xy - wz), S(2) * (xz + wy), S(2) * (xy + wz), ww - xx + yy - zz,
-           S(2) * (yz - wx), S(2) * (xz - wy), S(2) * (yz + wx), ww - xx - yy + zz}};
+  const S xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z, wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+  return {{ww + xx - yy - zz, S(2) * (xy - wz), S(2) * (xz + wy), S(2) * (xy + wz), ww - xx + yy - zz, S(2) * (yz - wx),
+           S(2) * (xz - wy), S(2) * (yz + wx), ww - xx - yy + zz}};
 }
 // Rotation by `angle` about the unit `axis`.
 template <class S>

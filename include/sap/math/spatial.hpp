@@ -68,9 +68,7 @@ struct SpatialInertia {
   Vec3<S> mc;
   S m;
 
-  SAP_HDI static SpatialInertia zero() {
-    return {{S(0), S(0), S(0), S(0), S(0), S(0)}, Vec3<S>::zero(), S(0)};
-  }
+  SAP_HDI static SpatialInertia zero() { return {{S(0), S(0), S(0), S(0), S(0), S(0)}, Vec3<S>::zero(), S(0)}; }
   // Body of mass m, rotational inertia I_com (world orientation) about its com at offset c from P.
   SAP_HDI static SpatialInertia from_body(S mass, const Mat3<S>& inertia_com, const Vec3<S>& c) {
     // Parallel axis theorem: I_P = I_com + m (|c|^2 1 - c c^T).
