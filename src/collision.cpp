@@ -34,7 +34,7 @@ struct CollisionPipeline::Impl {
   int nq = 0;
   ModelStorage storage;
   Buffer<int> pair_geom0, pair_geom1;
-  Buffer<double> pair_margin, pair_stiffness, pair_dissipation, pair_friction;
+  Buffer<double> pair_margin, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction;
   int npair = 0;
   int unsupported = 0;
   std::vector<std::string> warnings;
@@ -47,7 +47,7 @@ struct CollisionPipeline::Impl {
     storage = ModelStorage(m, b);
     // Pairs with a narrow phase and their combined constants (docs/collision.md).
     std::vector<int> g0s, g1s;
-    std::vector<double> margin, stiffness, dissipation, friction;
+    std::vector<double> margin, stiffness, dissipation, hc_dissipation, friction;
     for (int p = 0; p < m.npair; ++p) {
       const int g0 = m.pair_geom0[static_cast<std::size_t>(p)], g1 = m.pair_geom1[static_cast<std::size_t>(p)];
       const std::size_t i0 = static_cast<std::size_t>(g0), i1 = static_cast<std::size_t>(g1);
@@ -63,6 +63,7 @@ struct CollisionPipeline::Impl {
       const double k0 = m.geom_stiffness[i0], k1 = m.geom_stiffness[i1];
       stiffness.insert(stiffness.end(), {combine_stiffness(k0, k1), k0, k1});
       dissipation.push_back(combine_dissipation(m.geom_dissipation[i0], m.geom_dissipation[i1]));
+      hc_dissipation.push_back(combine_hc_dissipation(k0, k1, m.geom_hc_dissipation[i0], m.geom_hc_dissipation[i1]));
       friction.push_back(combine_friction(m.geom_friction[i0], m.geom_friction[i1]));
     }
     npair = static_cast<int>(g0s.size());
@@ -75,6 +76,7 @@ struct CollisionPipeline::Impl {
     upload(pair_margin, margin);
     upload(pair_stiffness, stiffness);
     upload(pair_dissipation, dissipation);
+    upload(pair_hc_dissipation, hc_dissipation);
     upload(pair_friction, friction);
     const auto nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt),
                ng = static_cast<std::size_t>(m.ngeom);
@@ -100,6 +102,7 @@ struct CollisionPipeline::Impl {
     v.margin = pair_margin.data();
     v.stiffness = pair_stiffness.data();
     v.dissipation = pair_dissipation.data();
+    v.hc_dissipation = pair_hc_dissipation.data();
     v.friction = pair_friction.data();
     return v;
   }

@@ -153,6 +153,8 @@ void Model::validate() const {
       if (!(s[k] > 0)) fail(quoted(geom_names, g, "geom") + ": size entries must be positive");
     if (!(at(geom_stiffness, g) > 0)) fail(quoted(geom_names, g, "geom") + ": stiffness must be positive");
     if (at(geom_dissipation, g) < 0) fail(quoted(geom_names, g, "geom") + ": dissipation must be non-negative");
+    if (!(at(geom_hc_dissipation, g) >= 0) || !std::isfinite(at(geom_hc_dissipation, g)))
+      fail(quoted(geom_names, g, "geom") + ": Hunt-Crossley dissipation must be finite and non-negative");
     if (at(geom_friction, g) < 0) fail(quoted(geom_names, g, "geom") + ": friction must be non-negative");
     if (at(geom_margin, g) < 0) fail(quoted(geom_names, g, "geom") + ": margin must be non-negative");
   }

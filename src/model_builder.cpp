@@ -277,6 +277,7 @@ Model ModelBuilder::finalize() const {
     m.geom_friction.push_back(g.friction);
     m.geom_stiffness.push_back(g.stiffness);
     m.geom_dissipation.push_back(g.dissipation);
+    m.geom_hc_dissipation.push_back(g.hc_dissipation);
   }
   m.ngeom = static_cast<int>(geoms_.size());
 

@@ -30,6 +30,7 @@ struct JointDefaults {
 };
 struct ShapeDefaults {
   double density = 1000, ke = 1e5, tau = 0.01, mu = 1.0, margin = 0;
+  double hc_dissipation = kDefaultHuntCrossleyDissipation;  // s/m
 };
 
 // A body of "bodies" as read, before it is added to the builder (parents first).

@@ -85,10 +85,12 @@ void SceneParser::parse_builder(const json& b, const std::string& ptr) {
   }
   if (const json* sh = JsonReader::get(*d, "shape")) {
     const std::string sp = at(dp, "shape");
-    r_.check_keys(*sh, sp, {"density", "ke", "tau", "mu"}, "shape defaults");
+    r_.check_keys(*sh, sp, {"density", "ke", "tau", "hc_dissipation", "mu"}, "shape defaults");
     if (const json* v = JsonReader::get(*sh, "density")) sdef_.density = r_.positive(*v, at(sp, "density"));
     if (const json* v = JsonReader::get(*sh, "ke")) sdef_.ke = r_.positive(*v, at(sp, "ke"));
     if (const json* v = JsonReader::get(*sh, "tau")) sdef_.tau = r_.nonnegative(*v, at(sp, "tau"));
+    if (const json* v = JsonReader::get(*sh, "hc_dissipation"))
+      sdef_.hc_dissipation = r_.nonnegative(*v, at(sp, "hc_dissipation"));
     if (const json* v = JsonReader::get(*sh, "mu")) sdef_.mu = r_.nonnegative(*v, at(sp, "mu"));
   }
 }
@@ -530,11 +532,13 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
     g.density = sdef_.density;
     g.stiffness = sdef_.ke;
     g.dissipation = sdef_.tau;
+    g.hc_dissipation = sdef_.hc_dissipation;
     g.friction = sdef_.mu;
     g.margin = sdef_.margin;
     if (const json* cfg = JsonReader::get(e, "cfg")) {
       const std::string cp = at(p, "cfg");
-      r_.check_keys(*cfg, cp, {"density", "mass", "ke", "tau", "mu", "contype", "conaffinity", "margin"},
+      r_.check_keys(*cfg, cp,
+                    {"density", "mass", "ke", "tau", "hc_dissipation", "mu", "contype", "conaffinity", "margin"},
                     "a shape cfg");
       const json* dens = JsonReader::get(*cfg, "density");
       const json* mass = JsonReader::get(*cfg, "mass");
@@ -546,6 +550,8 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
       }
       if (const json* v = JsonReader::get(*cfg, "ke")) g.stiffness = r_.positive(*v, at(cp, "ke"));
       if (const json* v = JsonReader::get(*cfg, "tau")) g.dissipation = r_.nonnegative(*v, at(cp, "tau"));
+      if (const json* v = JsonReader::get(*cfg, "hc_dissipation"))
+        g.hc_dissipation = r_.nonnegative(*v, at(cp, "hc_dissipation"));
       if (const json* v = JsonReader::get(*cfg, "mu")) g.friction = r_.nonnegative(*v, at(cp, "mu"));
       if (const json* v = JsonReader::get(*cfg, "margin")) g.margin = r_.nonnegative(*v, at(cp, "margin"));
       if (const json* v = JsonReader::get(*cfg, "contype"))
@@ -558,7 +564,7 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
 }
 
 void SceneParser::add_ground(const json& gr, const std::string& ptr) {
-  r_.check_keys(gr, ptr, {"enabled", "label", "ke", "tau", "mu", "margin"}, "ground");
+  r_.check_keys(gr, ptr, {"enabled", "label", "ke", "tau", "hc_dissipation", "mu", "margin"}, "ground");
   bool enabled = true;
   if (const json* v = JsonReader::get(gr, "enabled")) enabled = r_.boolean(*v, at(ptr, "enabled"));
   if (const json* v = JsonReader::get(gr, "label")) r_.string(*v, at(ptr, "label"), false);
@@ -567,10 +573,13 @@ void SceneParser::add_ground(const json& gr, const std::string& ptr) {
   g.type = kGeomPlane;  // z = 0, normal +z
   g.stiffness = sdef_.ke;
   g.dissipation = sdef_.tau;
+  g.hc_dissipation = sdef_.hc_dissipation;
   g.friction = sdef_.mu;
   g.margin = sdef_.margin;
   if (const json* v = JsonReader::get(gr, "ke")) g.stiffness = r_.positive(*v, at(ptr, "ke"));
   if (const json* v = JsonReader::get(gr, "tau")) g.dissipation = r_.nonnegative(*v, at(ptr, "tau"));
+  if (const json* v = JsonReader::get(gr, "hc_dissipation"))
+    g.hc_dissipation = r_.nonnegative(*v, at(ptr, "hc_dissipation"));
   if (const json* v = JsonReader::get(gr, "mu")) g.friction = r_.nonnegative(*v, at(ptr, "mu"));
   if (const json* v = JsonReader::get(gr, "margin")) g.margin = r_.nonnegative(*v, at(ptr, "margin"));
   if (enabled) builder_.add_geom(0, g);

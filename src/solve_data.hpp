@@ -22,8 +22,21 @@ enum SolveCost : int {
   kCostOptimality,     // r = |D g| at exit, D = diag(A)^-1/2
   kNumSolveCosts
 };
-// con_param: one contact's regularisation and bias (docs/sap-math.md, contact constraint).
-enum ContactParam : int { kConRt = 0, kConRn, kConVhatN, kConMu, kNumContactParams };
+// con_param: one contact's parameters (docs/sap-math.md §3): the cone's regularisation R_t, R_n
+// and bias v_hat_n, the friction mu, then those of the Hunt-Crossley approximations (§3.7,
+// HuntCrossleyParams): stiffness, dissipation d, step-start elastic force and impulse, eps_s.
+enum ContactParam : int {
+  kConRt = 0,
+  kConRn,
+  kConVhatN,
+  kConMu,
+  kConHcStiffness,
+  kConHcDissipation,
+  kConHcFe0,
+  kConHcN0,
+  kConHcEpsSoft,
+  kNumContactParams
+};
 // lim_param: one limit row: sign (+1 lower, -1 upper), regularisation R, bias v_hat.
 enum LimitParam : int { kLimSign = 0, kLimR, kLimVhat, kNumLimitParams };
 // pd_param: one implicit PD row: gains, position at the step start, targets, feed-forward,

@@ -16,6 +16,7 @@ struct PlaneContactParams {
   double offset = 0;                // plane: normal . x = offset
   double stiffness = 1e5;           // combined k (the plane is rigid: k0 = inf, k1 = k)
   double dissipation = 0.0;         // combined tau_d
+  double hc_dissipation = 10.0;     // combined Hunt-Crossley d (s/m)
   double friction = 0.5;            // combined mu
   double margin = 1e-3;             // contacts while phi < margin
 };
@@ -90,6 +91,7 @@ inline void upload_contacts(Contacts& contacts, int w, const std::vector<HostCon
     v.stiffness(w)[3 * c + 1] = std::numeric_limits<double>::infinity();
     v.stiffness(w)[3 * c + 2] = p.stiffness;
     v.dissipation(w)[c] = p.dissipation;
+    v.hc_dissipation(w)[c] = p.hc_dissipation;
     v.friction(w)[c] = p.friction;
   }
 }

@@ -190,3 +190,147 @@ TEST(PdRow, NearRigidClampKeepsGainRatio) {
   EXPECT_EQ(Kp, 10.0);
   EXPECT_EQ(Kd, 1.0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hunt-Crossley contact of the similar / lagged approximations (hunt_crossley).
+namespace {
+
+struct HcEval {
+  Eigen::Vector3d gamma;
+  Eigen::Matrix3d G;
+  double cost;
+  int mode;
+};
+
+HcEval eval_hc(const HuntCrossleyParams<double>& p, double h, bool lagged, const Eigen::Vector3d& vc) {
+  HcEval e;
+  double g[3], G[6];
+  e.mode = hunt_crossley<double>(p, h, lagged, vc.data(), g, &e.cost, G, true);
+  e.gamma << g[0], g[1], g[2];
+  e.G << G[0], G[1], G[2], G[1], G[3], G[4], G[2], G[4], G[5];
+  return e;
+}
+
+// Which smooth piece of the impulse n(z) a velocity is on: 0 compressing (both factors > 0),
+// 1 elastic factor <= 0 (z >= fe0 / (h k)), 2 dissipation factor <= 0 (z >= 1/d) only.
+int hc_piece(const HuntCrossleyParams<double>& p, double h, bool lagged, const Eigen::Vector3d& vc) {
+  const double vt = std::hypot(vc[0], vc[1]);
+  const double vt_soft = std::sqrt(vt * vt + p.eps_soft * p.eps_soft) - p.eps_soft;
+  const double z = lagged ? vc[2] : vc[2] - p.mu * vt_soft;
+  if (z >= p.fe0 / (h * p.k)) return 1;
+  if (p.d > 0 && z >= 1 / p.d) return 2;
+  return 0;
+}
+
+}  // namespace
+
+// Parameters: (lagged, piece of n, tangential scale relative to eps_s (0.1: inside the
+// regularisation, 100: sliding), sign of fe0 (+1 penetrating, -1 a gap)).
+class HuntCrossley : public ::testing::TestWithParam<std::tuple<bool, int, double, int>> {};
+
+TEST_P(HuntCrossley, GradientAndHessianMatchFiniteDifferences) {
+  const bool lagged = std::get<0>(GetParam());
+  const int piece = std::get<1>(GetParam());
+  const double vt_scale = std::get<2>(GetParam());
+  const int fe_sign = std::get<3>(GetParam());
+  if (piece == 2 && fe_sign < 0) GTEST_SKIP() << "across a gap the elastic factor vanishes first";
+  std::mt19937 rng(101 + piece + 7 * lagged + (fe_sign > 0 ? 0 : 50) + int(vt_scale));
+  std::uniform_real_distribution<double> u(0.2, 2.0), s(-1, 1);
+  const double h = 1e-3;
+  int tested = 0;
+  for (int trial = 0; trial < 400 && tested < 20; ++trial) {
+    HuntCrossleyParams<double> p;
+    p.mu = 0.3 * u(rng);
+    p.k = 1e5 * u(rng);
+    // piece 2 needs 1/d < fe0 / (h k), i.e. a large penetration and dissipation.
+    p.d = piece == 2 ? 50 * u(rng) : 5 * u(rng);
+    const double x0 = fe_sign > 0 ? (piece == 2 ? 0.5 : 1e-3) * u(rng) : -1e-3 * u(rng);
+    p.fe0 = p.k * x0;
+    p.n0 = h * std::max(0.0, p.fe0) * u(rng);
+    p.eps_soft = 1e-4 * u(rng);
+    const double vx = p.fe0 / (h * p.k);
+    double vn;
+    if (piece == 0) vn = std::min(vx, p.d > 0 ? 1 / p.d : vx) - 0.5 * u(rng) * std::abs(vx) - 0.1 * u(rng);
+    else if (piece == 1) vn = vx + 0.3 * u(rng);
+    else vn = 1 / p.d + 0.5 * (vx - 1 / p.d) * u(rng) / 2.0;
+    const double ang = 3.2 * s(rng);
+    const double vt = vt_scale * p.eps_soft * u(rng);
+    const Eigen::Vector3d vc(vt * std::cos(ang), vt * std::sin(ang), vn);
+    if (hc_piece(p, h, lagged, vc) != piece) continue;
+    const HcEval e = eval_hc(p, h, lagged, vc);
+    // Steps well inside each direction's curvature scale (eps_s tangentially).
+    const double dv_t = 1e-4 * (p.eps_soft + vt), dv_n = 1e-7 * (p.eps_soft + std::abs(vn));
+    bool near_kink = false;
+    Eigen::Vector3d grad_fd;
+    Eigen::Matrix3d hess_fd;
+    for (int k = 0; k < 3 && !near_kink; ++k) {
+      const double dv = k < 2 ? dv_t : dv_n;
+      Eigen::Vector3d a = vc, b = vc;
+      a[k] += dv;
+      b[k] -= dv;
+      if (hc_piece(p, h, lagged, a) != piece || hc_piece(p, h, lagged, b) != piece) near_kink = true;
+      const HcEval ea = eval_hc(p, h, lagged, a), eb = eval_hc(p, h, lagged, b);
+      grad_fd[k] = (ea.cost - eb.cost) / (2 * dv);
+      hess_fd.col(k) = -(ea.gamma - eb.gamma) / (2 * dv);
+    }
+    if (near_kink) continue;
+    ++tested;
+    const double gscale = 1e-7 + e.gamma.norm();
+    EXPECT_LT((-grad_fd - e.gamma).norm(), 1e-6 * gscale)
+        << "gamma " << e.gamma.transpose() << " fd " << -grad_fd.transpose() << " vc " << vc.transpose();
+    EXPECT_LT((hess_fd - e.G).norm(), 1e-4 * (1e-6 + e.G.norm())) << "G\n" << e.G << "\nfd\n" << hess_fd;
+    // G is symmetric positive semi-definite (the cost is convex).
+    EXPECT_LT((e.G - e.G.transpose()).norm(), 1e-12 * (1 + e.G.norm()));
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(e.G);
+    EXPECT_GT(es.eigenvalues().minCoeff(), -1e-9 * (1 + e.G.norm()));
+    // Coulomb's law and maximum dissipation: |gamma_t| <= mu n_friction, gamma_t . v_t <= 0.
+    const double n_friction = lagged ? p.n0 : e.gamma[2];
+    EXPECT_LE(e.gamma.head<2>().norm(), p.mu * n_friction * (1 + 1e-12));
+    EXPECT_LE(e.gamma.head<2>().dot(vc.head<2>()), 0.0);
+    // The normal impulse is Hunt-Crossley's h k x (1 + d xdot) at the predicted penetration.
+    if (piece == 0) {
+      const double z = lagged ? vn : vn - p.mu * (std::sqrt(vt * vt + p.eps_soft * p.eps_soft) - p.eps_soft);
+      EXPECT_NEAR(e.gamma[2], h * (p.fe0 - h * p.k * z) * (1 - p.d * z), 1e-12 * (1 + e.gamma[2]));
+      EXPECT_GT(e.gamma[2], 0);
+    } else {
+      EXPECT_EQ(e.gamma[2], 0);
+    }
+  }
+  EXPECT_GE(tested, 10) << "too few samples away from the region boundaries";
+}
+
+INSTANTIATE_TEST_SUITE_P(Regions, HuntCrossley,
+                         ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2),
+                                            ::testing::Values(0.1, 100.0), ::testing::Values(1, -1)));
+
+// The cost is continuous (N is constant beyond v_hat) and convex along random lines that cross
+// every region boundary.
+TEST(HuntCrossley, CostIsContinuousAndConvexAlongLines) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> s(-1, 1);
+  const double h = 2e-3;
+  for (bool lagged : {false, true}) {
+    for (int trial = 0; trial < 50; ++trial) {
+      const HuntCrossleyParams<double> p{0.5, 2e4, 8.0, 2e4 * 2e-3, 1e-2 * (1 + s(rng)), 1e-4};
+      const Eigen::Vector3d a(0.2 * s(rng), 0.2 * s(rng), 0.3 * s(rng));
+      const Eigen::Vector3d dir = Eigen::Vector3d(s(rng), s(rng), s(rng)).normalized();
+      const int n = 4000;
+      const double step = 1.0 / n;
+      std::vector<double> f(n + 1);
+      for (int i = 0; i <= n; ++i) f[i] = eval_hc(p, h, lagged, a + (i * step - 0.5) * dir).cost;
+      double max_jump = 0, min_second = 0, scale = 0;
+      for (int i = 0; i <= n; ++i) scale = std::max(scale, std::abs(f[i]));
+      for (int i = 1; i <= n; ++i) max_jump = std::max(max_jump, std::abs(f[i] - f[i - 1]));
+      for (int i = 1; i < n; ++i) min_second = std::min(min_second, f[i + 1] - 2 * f[i] + f[i - 1]);
+      EXPECT_LT(max_jump, 1e-2 * (scale + 1e-9)) << "lagged " << lagged;
+      EXPECT_GT(min_second, -1e-12 * (scale + 1e-9)) << "lagged " << lagged;
+    }
+  }
+}
+
+// Near-rigid stiffness: the contact's period 2 pi / sqrt(w k) equals beta h.
+TEST(HuntCrossley, NearRigidStiffnessGivesPeriodBetaH) {
+  const double h = 1e-3, beta = 0.7, w = 3.0;
+  const double k = hunt_crossley_near_rigid_stiffness(h, beta, w);
+  EXPECT_NEAR(2 * kPi / std::sqrt(w * k), beta * h, 1e-15);
+}

@@ -14,6 +14,7 @@ namespace sap {
 //   phi                signed distance (negative = overlap), phi = (x1 - x0) . normal
 //   stiffness[3]       combined k (series: k0 k1 / (k0 + k1)), then k0 and k1
 //   dissipation        combined dissipation time scale tau_d = tau0 + tau1
+//   hc_dissipation     combined Hunt-Crossley dissipation d (s/m), combine_hc_dissipation
 //   friction           combined mu
 // clang-format off
 #define SAP_CONTACT_ARRAYS(X) \
@@ -25,6 +26,7 @@ namespace sap {
   X(phi, double, 1)           \
   X(stiffness, double, 3)     \
   X(dissipation, double, 1)   \
+  X(hc_dissipation, double, 1) \
   X(friction, double, 1)
 // clang-format on
 

@@ -31,6 +31,10 @@ enum ActuatorType : int {
 };
 
 constexpr int kNumGeomTypes = 5;
+// Hunt-Crossley dissipation d (s/m) of a geom that names none (contact_approximation = similar or
+// lagged). Drake's plant derives its default from a penetration allowance delta as
+// d = 1 / sqrt(g delta) (damping ratio 1/2 at the static penetration): 10.1 s/m for delta = 1 mm.
+constexpr double kDefaultHuntCrossleyDissipation = 10.0;
 const char* joint_type_name(int t);
 const char* geom_type_name(int t);
 const char* actuator_type_name(int t);
@@ -89,6 +93,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(geom_friction, double, ngeom)                                               \
   X(geom_stiffness, double, ngeom) /* point-contact stiffness k (N/m) */        \
   X(geom_dissipation, double, ngeom) /* dissipation time scale tau_d (s) */     \
+  X(geom_hc_dissipation, double, ngeom) /* Hunt-Crossley dissipation d (s/m) */ \
   /* candidate collision pairs (precomputed at finalize) */                     \
   X(pair_geom0, int, npair)                                                     \
   X(pair_geom1, int, npair)                                                     \

@@ -49,7 +49,9 @@ struct GeomSpec {
   double margin = 0;
   double friction = 1.0;
   double stiffness = 1e5;     // N/m
-  double dissipation = 0.01;  // s
+  double dissipation = 0.01;  // s: relaxation time tau_d of the SAP contact model
+  // s/m: Hunt-Crossley dissipation d of contact_approximation = similar/lagged (docs/solver.md).
+  double hc_dissipation = kDefaultHuntCrossleyDissipation;
   double density = 1000;      // kg/m^3, used when the body takes inertia from its geoms
   double mass = -1;           // >= 0 overrides density
 };

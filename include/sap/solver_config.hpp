@@ -67,6 +67,17 @@ namespace sap {
   X(LinearSolver, Reference, "reference", "")
 // clang-format on
 
+// Convex model of a contact (docs/solver.md, "Contact approximations"): SAP's regularised
+// friction cone (Anitescu-type), or one of the two convex approximations of a Hunt-Crossley
+// contact with regularised Coulomb friction of Castro, Han and Permenter (2023), as Drake's
+// DiscreteContactApproximation::kSimilar / kLagged.
+// clang-format off
+#define SAP_CONTACT_APPROXIMATION_VALUES(X)      \
+  X(ContactApproximation, Sap, "sap", "")        \
+  X(ContactApproximation, Similar, "similar", "") \
+  X(ContactApproximation, Lagged, "lagged", "")
+// clang-format on
+
 // Every enumeration above: X(Enum, VALUES_LIST).
 // clang-format off
 #define SAP_SOLVER_ENUMS(X)                                \
@@ -77,7 +88,8 @@ namespace sap {
   X(PositionIntegrationMode, SAP_POSITION_INTEGRATION_VALUES) \
   X(CoriolisMode, SAP_CORIOLIS_VALUES)                     \
   X(LineSearchVariant, SAP_LINE_SEARCH_VALUES)             \
-  X(LinearSolver, SAP_LINEAR_SOLVER_VALUES)
+  X(LinearSolver, SAP_LINEAR_SOLVER_VALUES)                 \
+  X(ContactApproximation, SAP_CONTACT_APPROXIMATION_VALUES)
 // clang-format on
 
 #define SAP_ENUMERATOR(Enum, id, name, aliases) id,
@@ -112,6 +124,8 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
   X(use_f64_boundary_pose, bool, SAP_BY_PRESET(false, true, true), SAP_ANY_VALUE, "",                          \
     "kinematics of stages 1-2 in fp64 (false: fp32, stored as cast64(fl32(x)))")                               \
   /* Model approximations */                                                                                   \
+  X(contact_approximation, ContactApproximation, ContactApproximation::Sap, SAP_ANY_VALUE, "",                 \
+    "contact model: SAP's friction cone, or Hunt-Crossley similar / lagged (docs/solver.md)")                  \
   X(contact_weight_mode, ContactWeightMode,                                                                    \
     SAP_BY_PRESET(ContactWeightMode::BodyInertia, ContactWeightMode::BodyInertia, ContactWeightMode::DiagDelassus), \
     SAP_ANY_VALUE, "", "weights w_i of the near-rigid clamp")                                                  \
@@ -150,6 +164,8 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
   X(sigma, double, 1e-3, x > 0, "a number > 0", "friction regularisation R_t = sigma w_i")                     \
   X(near_rigid_threshold, double, 1.0, x >= 0, "a number >= 0",                                                \
     "beta of contacts' near-rigid clamp (0 disables the floor)")                                               \
+  X(stiction_tolerance, double, 1e-4, x > 0, "a number > 0",                                                   \
+    "similar/lagged: slip speed v_s below which friction is regularised (m/s)")                               \
   X(limit_stiffness, double, 1e12, x > 0, "a number > 0", "joint-limit constraint stiffness (Drake's)")        \
   X(limit_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of joint-limit rows")              \
   X(pd_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of the implicit PD rows' gain clamp")

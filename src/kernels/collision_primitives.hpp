@@ -51,6 +51,17 @@ template <class S>
 SAP_HDI S combine_dissipation(S tau0, S tau1) {
   return tau0 + tau1;
 }
+// Hunt-Crossley dissipation (s/m), Drake's rule: each geom's d weighted by the other's stiffness,
+//   d = (k1 d0 + k0 d1) / (k0 + k1)   (the softer geom deforms more and dominates); a rigid
+// (infinite-k) geom takes no part, two rigid geoms average.
+template <class S>
+SAP_HDI S combine_hc_dissipation(S k0, S k1, S d0, S d1) {
+  if (!isfinite_(k0) && !isfinite_(k1)) return S(0.5) * (d0 + d1);
+  if (!isfinite_(k0)) return d1;
+  if (!isfinite_(k1)) return d0;
+  const S sum = k0 + k1;
+  return sum > S(0) ? (k1 * d0 + k0 * d1) / sum : S(0.5) * (d0 + d1);
+}
 template <class S>
 SAP_HDI S combine_friction(S mu0, S mu1) {
   const S sum = mu0 + mu1;

@@ -20,6 +20,7 @@ struct CollisionPairsView {
   const double* margin = nullptr;       // margin0 + margin1
   const double* stiffness = nullptr;    // 3 per pair: combined k, k0, k1
   const double* dissipation = nullptr;  // tau0 + tau1
+  const double* hc_dissipation = nullptr;  // combine_hc_dissipation
   const double* friction = nullptr;     // 2 mu0 mu1 / (mu0 + mu1)
 };
 
@@ -112,6 +113,7 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
   c.phi(w)[slot] = double(g.phi);
   for (int k = 0; k < 3; ++k) c.stiffness(w)[3 * slot + k] = pairs.stiffness[3 * pair + k];
   c.dissipation(w)[slot] = pairs.dissipation[pair];
+  c.hc_dissipation(w)[slot] = pairs.hc_dissipation[pair];
   c.friction(w)[slot] = pairs.friction[pair];
 }
 

@@ -159,7 +159,40 @@ struct ConstraintSetupKernel {
     prm[kConRn] = R_n;
     prm[kConVhatN] = -phi / (h + tau_d);
     prm[kConMu] = mu;
+    if (p.config.contact_approximation != ContactApproximation::Sap && !setup_hunt_crossley(w, c, k, phi, weight))
+      return false;
     return true;
+  }
+
+  // Parameters of the Hunt-Crossley approximations (docs/sap-math.md §3.7, HuntCrossleyParams):
+  //   k     the combined stiffness, clamped to the near-rigid stiffness 4 pi^2 / (beta^2 w h^2)
+  //   fe0   = -k phi0, the elastic force at the step start (negative across a gap: the contact
+  //         pushes only once the predicted penetration -phi0 - h v_n is positive)
+  //   n0    = h (fe0)_+ (1 - d v_n0)_+, the impulse at the step-start velocity v_n0 = J_n v_0
+  //   eps_s = max(v_s, mu R_t n0), R_t = sigma w: the stiction tolerance, widened during impacts.
+  SAP_HD bool setup_hunt_crossley(int w, int c, double k, double phi, double weight) const {
+    using S = double;
+    const S h = p.h, beta = p.config.near_rigid_threshold;
+    S k_hc = k;
+    if (beta > S(0)) k_hc = min_(k_hc, hunt_crossley_near_rigid_stiffness(h, beta, weight));
+    if (!isfinite_(k_hc)) k_hc = S(1) / (S(1e-12) * weight * h * h);  // rigid, no near-rigid floor
+    const S d_hc = contacts.hc_dissipation(w)[c];
+    if (!isfinite_(d_hc) || d_hc < S(0)) return false;
+    const int nj = s.con_jac_n(w)[c];
+    const int* jdof = s.con_jac_dof(w) + s.size.njac * c;
+    const double* jval = s.con_jac_val(w) + 3 * s.size.njac * c;
+    const double* v0 = state_in.qvel(w);
+    S vn0 = S(0);
+    for (int e = 0; e < nj; ++e) vn0 += jval[3 * e + 2] * v0[jdof[e]];
+    const S fe0 = -k_hc * phi;
+    const S n0 = max_(S(0), h * fe0) * max_(S(0), S(1) - d_hc * vn0);
+    double* prm = s.con_param(w) + kNumContactParams * c;
+    prm[kConHcStiffness] = k_hc;
+    prm[kConHcDissipation] = d_hc;
+    prm[kConHcFe0] = fe0;
+    prm[kConHcN0] = n0;
+    prm[kConHcEpsSoft] = max_(p.config.stiction_tolerance, prm[kConMu] * prm[kConRt] * n0);
+    return isfinite_(n0) && isfinite_(vn0);
   }
 
   // W = J diag(A)^-1 J^T (symmetric, 6 entries) with the angular velocity of free and ball

@@ -75,14 +75,12 @@ struct SapSolveKernel {
     const double* dvc = s.dvc(w);
     RowSums<So> sum{So(0), So(0), So(0)};
     for (int c = team.rank(); c < nc; c += team.size()) {
-      const double* prm = s.con_param(w) + kNumContactParams * c;
-      const FrictionConeParams<So> cp{So(prm[kConRt]), So(prm[kConRn]), So(prm[kConVhatN]), So(prm[kConMu])};
       So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
       for (int k = 0; k < 3; ++k) {
         dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
         x[k] = So(vc[3 * c + k]) + alpha * dx[k];
       }
-      friction_cone<So>(cp, x, gamma, &cost, G, want_hessian || store);
+      evaluate_contact(w, c, x, gamma, &cost, G, want_hessian || store);
       sum.cost += cost;
       sum.dvc_gamma += dx[0] * gamma[0] + dx[1] * gamma[1] + dx[2] * gamma[2];
       if (want_hessian) {
@@ -128,6 +126,20 @@ struct SapSolveKernel {
     sum.dvc_gamma = team.reduce_sum(sum.dvc_gamma);
     if (want_hessian) sum.dvc_G_dvc = team.reduce_sum(sum.dvc_G_dvc);
     return sum;
+  }
+
+  // One contact's cost, impulse and Hessian at vc = x, in the model of contact_approximation.
+  SAP_HD void evaluate_contact(int w, int c, const So* x, So* gamma, So* cost, So* G, bool want_hessian) const {
+    const double* prm = s.con_param(w) + kNumContactParams * c;
+    const ContactApproximation model = p.config.contact_approximation;
+    if (model == ContactApproximation::Sap) {
+      const FrictionConeParams<So> cp{So(prm[kConRt]), So(prm[kConRn]), So(prm[kConVhatN]), So(prm[kConMu])};
+      friction_cone<So>(cp, x, gamma, cost, G, want_hessian);
+    } else {
+      const HuntCrossleyParams<So> hp{So(prm[kConMu]),  So(prm[kConHcStiffness]), So(prm[kConHcDissipation]),
+                                      So(prm[kConHcFe0]), So(prm[kConHcN0]),     So(prm[kConHcEpsSoft])};
+      hunt_crossley<So>(hp, So(p.h), model == ContactApproximation::Lagged, x, gamma, cost, G, want_hessian);
+    }
   }
 
   // out = A x (rows in parallel).

@@ -81,6 +81,98 @@ SAP_HD int friction_cone(const FrictionConeParams<S>& p, const S* vc, S* gamma_o
 }
 
 // ---------------------------------------------------------------------------------------------
+// Hunt-Crossley contact with regularised friction, in the two convex approximations "similar"
+// and "lagged" (Castro, Han, Permenter 2023; Drake's SapHuntCrossleyConstraint; docs/sap-math.md
+// §3.7). vc = [v_t1, v_t2, v_n] as for the cone (v_n > 0 separating, so the penetration rate is
+// -v_n). The normal impulse over a step of length h, with the penetration predicted as
+// x0 + h xdot, is
+//   n(v_n) = h (fe0 - h k v_n)_+ (1 - d v_n)_+,   fe0 = k x0 = -k phi0 (negative for a gap)
+// and N(v) = integral of n, N(v) = h [v (fe0 - h k v / 2) - d v^2 / 2 (fe0 - 2/3 h k v)] for
+// v < v_hat = min(fe0 / (h k), 1 / d) and N(v_hat) beyond (n = 0 there, N constant).
+// Friction uses the soft norm |v_t|_s = sqrt(|v_t|^2 + eps^2) - eps and the soft direction
+// t = v_t / (|v_t|_s + eps) (|t| < 1):
+//   similar: z = v_n - mu |v_t|_s,  l = -N(z),                    gamma = [-mu n(z) t, n(z)]
+//   lagged:  z = v_n,               l = -N(z) + mu n0 |v_t|_s,    gamma = [-mu n0 t,   n(z)]
+// with n0 the normal impulse of the step-start state (fixed during the solve). Both costs are
+// convex: -N is convex and non-increasing, and z is concave in vc.
+template <class S>
+struct HuntCrossleyParams {
+  S mu;        // Coulomb friction
+  S k;         // stiffness (N/m), after the near-rigid clamp
+  S d;         // Hunt-Crossley dissipation (s/m)
+  S fe0;       // elastic force at the step start, -k phi0 (N)
+  S n0;        // lagged: normal impulse at the step start (N s)
+  S eps_soft;  // friction regularisation eps_s (m/s)
+};
+
+// n(v) and n'(v) = dn/dv of the discrete Hunt-Crossley impulse.
+template <class S>
+SAP_HDI S hunt_crossley_impulse(const HuntCrossleyParams<S>& p, S h, S v, S* dn_dv) {
+  const S fe = p.fe0 - h * p.k * v;  // elastic force at the predicted penetration
+  const S damping = S(1) - p.d * v;  // Hunt-Crossley factor 1 + d xdot
+  if (!(fe > S(0)) || !(damping > S(0))) {
+    *dn_dv = S(0);
+    return S(0);
+  }
+  *dn_dv = -h * (h * p.k * damping + p.d * fe);
+  return h * fe * damping;
+}
+
+// N(v), the antiderivative of n with N(v) = N(v_hat) for v >= v_hat.
+template <class S>
+SAP_HDI S hunt_crossley_antiderivative(const HuntCrossleyParams<S>& p, S h, S v) {
+  const S v_x = p.fe0 / (h * p.k);                    // elastic term vanishes (k > 0)
+  S v_hat = p.d > S(0) ? min_(v_x, S(1) / p.d) : v_x;  // 1/d: dissipation term vanishes
+  const S u = min_(v, v_hat);
+  const S hk = h * p.k;
+  return h * (u * (p.fe0 - S(0.5) * hk * u) - S(0.5) * p.d * u * u * (p.fe0 - S(2) / S(3) * hk * u));
+}
+
+// Cost, impulse gamma (3) and Hessian G (6, symmetric as for the cone) at vc. Returns the mode:
+// no contact when the normal impulse is zero (and, lagged, no friction either), stiction when
+// |v_t| is inside the regularisation (|v_t| < eps_s), else sliding.
+template <class S>
+SAP_HD int hunt_crossley(const HuntCrossleyParams<S>& p, S h, bool lagged, const S* vc, S* gamma_out,
+                         S* cost_out, S* G_out, bool want_hessian) {
+  const S eps = p.eps_soft;
+  const S vt2 = vc[0] * vc[0] + vc[1] * vc[1];
+  const S root = sqrt_(vt2 + eps * eps);  // |v_t|_s + eps
+  const S vt_soft = root - eps;
+  const S t0 = vc[0] / root, t1 = vc[1] / root;
+  const S z = lagged ? vc[2] : vc[2] - p.mu * vt_soft;
+  S np;
+  const S n = hunt_crossley_impulse(p, h, z, &np);
+  const S N = hunt_crossley_antiderivative(p, h, z);
+  const S n_friction = lagged ? p.n0 : n;
+  *cost_out = lagged ? -N + p.mu * p.n0 * vt_soft : -N;
+  gamma_out[0] = -p.mu * n_friction * t0;
+  gamma_out[1] = -p.mu * n_friction * t1;
+  gamma_out[2] = n;
+  if (want_hessian) {
+    // d t / d v_t = (I - t t^T) / (|v_t|_s + eps); P = t t^T.
+    const S c_perp = p.mu * n_friction / root;
+    const S c_par = lagged ? S(0) : -p.mu * p.mu * np;  // similar: -mu^2 n'(z) >= 0
+    G_out[0] = c_perp * (S(1) - t0 * t0) + c_par * t0 * t0;
+    G_out[1] = -c_perp * t0 * t1 + c_par * t0 * t1;
+    G_out[3] = c_perp * (S(1) - t1 * t1) + c_par * t1 * t1;
+    const S g_tn = lagged ? S(0) : p.mu * np;  // similar: G_tn = mu n'(z) t
+    G_out[2] = g_tn * t0;
+    G_out[4] = g_tn * t1;
+    G_out[5] = -np;
+  }
+  if (n == S(0) && (!lagged || p.n0 == S(0))) return kModeNoContact;
+  return vt2 < eps * eps ? kModeStiction : kModeSliding;
+}
+
+// Near-rigid stiffness of a Hunt-Crossley contact: the largest k with h^2 k <= 4 pi^2 / (beta^2 w),
+// i.e. the contact's natural period 2 pi / sqrt(w k) is at least beta h, the analogue of the
+// cone's floor R_n >= beta^2 / (4 pi^2) w (G_nn ~ h^2 k for small d). beta = 0: no clamp.
+template <class S>
+SAP_HDI S hunt_crossley_near_rigid_stiffness(S h, S beta, S weight) {
+  return S(4 * kPi * kPi) / (beta * beta * weight * h * h);
+}
+
+// ---------------------------------------------------------------------------------------------
 // One-sided limit row (SapLimitConstraint): gamma = max(0, y), y = (v_hat - vc) / R,
 // l = R gamma^2 / 2, G = 1/R while y > 0.
 template <class S>
