@@ -43,6 +43,7 @@ DRAKE_LIMIT_STIFFNESS = 1e12  # joint-limit constraint stiffness, sap_driver.cc
 DRAKE_LIMIT_BETA = 0.1        # near-rigid threshold of limit constraints
 DRAKE_LIMIT_WINDOW = 2.0      # limits are added only within q0 +- 2 h max(|v0|, |v*|)
 DRAKE_PD_BETA = 0.1           # near-rigid threshold of PD constraints
+DRAKE_STICTION_TOLERANCE = 1e-4  # MultibodyPlantConfig default v_s of the similar/lagged friction
 DRAKE_SAP_DEFAULTS = {"rel_tolerance": 1e-6, "abs_tolerance": 1e-14, "cost_rel_tolerance": 1e-15,
                       "cost_abs_tolerance": 1e-30, "max_iterations": 100, "line_search": "exact"}
 
@@ -162,10 +163,13 @@ def mat_pose(T):
 # ----------------------------------------------------------------------------------------------
 # Scene definitions (plain data; everything the fixture needs to be rebuilt elsewhere).
 # ----------------------------------------------------------------------------------------------
-def material(k, tau, mu_dynamic, mu_static=None):
-    return {"point_contact_stiffness": float(k), "relaxation_time": float(tau),
-            "mu_dynamic": float(mu_dynamic),
-            "mu_static": float(mu_dynamic if mu_static is None else mu_static)}
+def material(k, tau, mu_dynamic, mu_static=None, hc_d=None):
+    m = {"point_contact_stiffness": float(k), "relaxation_time": float(tau),
+         "mu_dynamic": float(mu_dynamic),
+         "mu_static": float(mu_dynamic if mu_static is None else mu_static)}
+    if hc_d is not None:  # Hunt-Crossley dissipation (s/m): used by the similar/lagged approximations only
+        m["hunt_crossley_dissipation"] = float(hc_d)
+    return m
 
 
 def box_inertia(m, half, products=(0, 0, 0)):
@@ -345,9 +349,67 @@ def scene_pd_effort():
     }
 
 
+def with_hunt_crossley(scene, approximation, d_by_geom):
+    """The scene under Drake's similar or lagged approximation, with Hunt-Crossley dissipation
+    d_by_geom(geom) (s/m) on every geometry."""
+    import copy
+    s = copy.deepcopy(scene)
+    s["name"] = f"{scene['name']}_{approximation}"
+    s["contact_approximation"] = approximation
+    s["description"] = (f"{scene['description']} Contact approximation '{approximation}' (Hunt-Crossley "
+                        f"dissipation on every geometry; stiction tolerance {DRAKE_STICTION_TOLERANCE} m/s).")
+    for g in s["geoms"]:
+        g["material"]["hunt_crossley_dissipation"] = float(d_by_geom(g))
+    return s
+
+
+def scene_box_stack():
+    """Two boxes of 8 corner spheres each, the upper one resting on the lower one's top corners."""
+    half = [0.06, 0.05, 0.04]
+    r = 0.006
+    m_lo, m_hi = 1.3, 0.8
+    mat = material(1e5, 1e-3, 0.5, 0.6)
+    k_eff = 1e5 / 2
+    z_lo = half[2] - (m_lo + m_hi) * 9.81 / (4 * k_eff)
+    z_hi = z_lo + 2 * half[2] - m_hi * 9.81 / (4 * k_eff) - 2e-4
+    return {
+        "name": "box_stack",
+        "description": "Two boxes (8 corner spheres each) stacked on a half-space, the upper one slightly "
+                       "rotated and pushed sideways; it slides on the lower box's top corner spheres and "
+                       "settles.",
+        "time_step": 2e-3, "num_steps": 120, "near_rigid_threshold": 1.0,
+        "gravity": [0.0, 0.0, -9.81],
+        "bodies": [{"name": "lower", "mass": m_lo, "com_B": [0.0, 0.0, 0.0], "inertia_com_B": box_inertia(m_lo, half)},
+                   {"name": "upper", "mass": m_hi, "com_B": [0.003, -0.002, 0.001],
+                    "inertia_com_B": box_inertia(m_hi, half, (1.0e-5, -2.0e-5, 1.0e-5))}],
+        "joints": [{"name": "lower_free", "type": "free", "parent": "world", "child": "lower"},
+                   {"name": "upper_free", "type": "free", "parent": "world", "child": "upper"}],
+        "geoms": [{"name": "ground", "body": "world", "shape": "halfspace", "size": [0.0, 0.0, 0.0],
+                   "X_BG": pose(), "material": material(1e5, 1e-3, 0.7)}]
+                 + corner_spheres("lower", half, r, mat) + corner_spheres("upper", half, r, mat),
+        "actuators": [],
+        "initial": {"lower_free": {"p_WB": [0.0, 0.0, z_lo], "quat_WB": [1.0, 0.0, 0.0, 0.0],
+                                   "v_WB": [0.0, 0.0, 0.0], "w_WB": [0.0, 0.0, 0.0]},
+                    "upper_free": {"p_WB": [0.004, -0.003, z_hi], "quat_WB": rpy_to_quat(0, 0, 0.05),
+                                   "v_WB": [0.08, 0.02, 0.0], "w_WB": [0.0, 0.0, 0.3]}},
+    }
+
+
+def hunt_crossley_scenes():
+    """Fixtures of the similar and lagged approximations (issue: sliding box, sphere drop, small stack).
+    The dissipation differs per geometry so that the combination rule (kB dA + kA dB)/(kA + kB) matters."""
+    out = []
+    for approx in ("similar", "lagged"):
+        out.append(with_hunt_crossley(scene_sphere_drop(), approx, lambda g: 8.0 if g["body"] == "world" else 20.0))
+        out.append(with_hunt_crossley(scene_box_slide(), approx, lambda g: 5.0 if g["body"] == "world" else 15.0))
+        out.append(with_hunt_crossley(scene_box_stack(), approx, lambda g: 10.0 if g["body"] == "world" else 30.0))
+    return out
+
+
 def all_scenes():
     return [scene_sphere_drop(), scene_box_slide(), scene_box_incline(20.0, "box_incline_stick", 1e8, 1e-4, 60),
-            scene_box_incline(35.0, "box_incline_slide", 1e4, 0.02, 120), scene_arm_limits(), scene_pd_effort()]
+            scene_box_incline(35.0, "box_incline_slide", 1e4, 0.02, 120), scene_arm_limits(),
+            scene_pd_effort()] + hunt_crossley_scenes()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -366,8 +428,9 @@ def build_drake(scene, use_sampled_output_ports=False):
                              Sphere, FixedOffsetFrame)
     import numpy as np
     h = scene["time_step"]
-    cfg = MultibodyPlantConfig(time_step=h, discrete_contact_approximation="sap", contact_model="point",
-                               sap_near_rigid_threshold=scene["near_rigid_threshold"],
+    cfg = MultibodyPlantConfig(time_step=h, discrete_contact_approximation=scene.get("contact_approximation", "sap"),
+                               contact_model="point", sap_near_rigid_threshold=scene["near_rigid_threshold"],
+                               stiction_tolerance=DRAKE_STICTION_TOLERANCE,
                                use_sampled_output_ports=use_sampled_output_ports)
     builder = DiagramBuilder()
     plant, sg = AddMultibodyPlant(cfg, builder)
@@ -395,7 +458,7 @@ def build_drake(scene, use_sampled_output_ports=False):
     for g in scene["geoms"]:
         props = ProximityProperties()
         m = g["material"]
-        AddContactMaterial(dissipation=None, point_stiffness=m["point_contact_stiffness"],
+        AddContactMaterial(dissipation=m.get("hunt_crossley_dissipation"), point_stiffness=m["point_contact_stiffness"],
                            friction=CoulombFriction(m["mu_static"], m["mu_dynamic"]), properties=props)
         props.AddProperty("material", "relaxation_time", m["relaxation_time"])
         if g["shape"] == "sphere":
@@ -497,7 +560,9 @@ def ours_model(scene):
         out_geoms.append({"name": g["name"], "body": names.index(g["body"]), "type": type_map[g["shape"]],
                           "pos": g["X_BG"]["pos"], "quat": g["X_BG"]["quat_wxyz"], "size": g["size"],
                           "friction": m["mu_dynamic"], "stiffness": m["point_contact_stiffness"],
-                          "dissipation": m["relaxation_time"]})
+                          "dissipation": m["relaxation_time"],
+                          **({"hc_dissipation": m["hunt_crossley_dissipation"]}
+                             if "hunt_crossley_dissipation" in m else {})})
     out_acts = []
     for a in scene["actuators"]:
         jn = [j["name"] for j in scene["joints"]].index(a["joint"])
@@ -558,8 +623,12 @@ def drake_to_ours(scene, joints, q, v):
 def combine(ma, mb):
     ka, kb = ma["point_contact_stiffness"], mb["point_contact_stiffness"]
     mua, mub = ma["mu_dynamic"], mb["mu_dynamic"]
-    return {"k": ka * kb / (ka + kb), "tau_d": ma["relaxation_time"] + mb["relaxation_time"],
-            "mu": 0.0 if mua + mub == 0 else 2 * mua * mub / (mua + mub)}
+    out = {"k": ka * kb / (ka + kb), "tau_d": ma["relaxation_time"] + mb["relaxation_time"],
+           "mu": 0.0 if mua + mub == 0 else 2 * mua * mub / (mua + mub)}
+    if "hunt_crossley_dissipation" in ma and "hunt_crossley_dissipation" in mb:
+        da, db = ma["hunt_crossley_dissipation"], mb["hunt_crossley_dissipation"]
+        out["hc_d"] = (kb * da + ka * db) / (ka + kb)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -638,7 +707,8 @@ def fixture_for(scene, records, plant, joints, sg, geom_ids, cmdline):
                       "drake_version": md.version("drake"), "python": platform.python_version()},
         "drake": {
             "time_step": scene["time_step"],
-            "discrete_contact_approximation": "sap", "contact_model": "point",
+            "discrete_contact_approximation": scene.get("contact_approximation", "sap"), "contact_model": "point",
+            "stiction_tolerance": DRAKE_STICTION_TOLERANCE,
             "sap_near_rigid_threshold": scene["near_rigid_threshold"],
             "use_sampled_output_ports": False,
             "sigma": DRAKE_SIGMA, "soft_norm_eps": DRAKE_SOFT_NORM_EPS,
@@ -648,7 +718,8 @@ def fixture_for(scene, records, plant, joints, sg, geom_ids, cmdline):
             "pd_constraint": {"near_rigid_threshold": DRAKE_PD_BETA},
             "combination": {"stiffness": "kA*kB/(kA+kB)", "relaxation_time": "tauA+tauB",
                             "friction": "2*muA*muB/(muA+muB) of the dynamic coefficients",
-                            "contact_point": "(kA*pA + kB*pB)/(kA+kB), pX = witness point on geometry X"},
+                            "contact_point": "(kA*pA + kB*pB)/(kA+kB), pX = witness point on geometry X",
+                            "hunt_crossley_dissipation": "(kB*dA + kA*dB)/(kA+kB)"},
             "quaternion_renormalized": False,
             "q_names": list(plant.GetPositionNames(add_model_instance_prefix=False)),
             "v_names": list(plant.GetVelocityNames(add_model_instance_prefix=False)),
@@ -1231,6 +1302,11 @@ def cmd_verify(args):
         with open(path) as f:
             fx = json.load(f)
         if fx.get("schema") != SCHEMA:
+            continue
+        if fx["drake"]["discrete_contact_approximation"] != "sap":
+            # The numpy replay implements SAP's cone only; Hunt-Crossley fixtures are checked by
+            # the C++ fidelity test (tests/test_drake_fidelity.cpp) alone.
+            print(f"== {fx['name']}: {fx['drake']['discrete_contact_approximation']} approximation, not replayed")
             continue
         t0 = time.time()
         st = replay(fx)
