@@ -23,7 +23,7 @@ enum SolveCost : int {
   kNumSolveCosts
 };
 // con_param: one contact's parameters (docs/sap-math.md §3): the cone's regularisation R_t, R_n
-// and bias v_hat_n, the friction mu, then those of the Hunt-Crossley approximations (§3.7,
+// and bias v_hat_n, the friction mu, then those of the Hunt-Crossley approximations (§3.8,
 // HuntCrossleyParams): stiffness, dissipation d, step-start elastic force and impulse, eps_s.
 enum ContactParam : int {
   kConRt = 0,

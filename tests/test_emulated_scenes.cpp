@@ -42,47 +42,71 @@ bool scene_selected(const std::string& name) {
 
 class EmulatedScene : public ::testing::TestWithParam<std::string> {};
 
-// One step from the same states (the initial one and one after warm-up), every lane count.
+// One step from the same states (the initial one and one after warm-up) at each lane count of
+// `lanes`, against the one-lane CPU backend with options o.
+void check_one_step(const std::string& name, const Scene& scene, const SimulatorOptions& o, const std::string& label,
+                    const std::vector<int>& lanes) {
+  Simulator ref(scene, o);
+  const double eps = setup_epsilon(ref.solver().config());
+  std::vector<StepRecord> before, after;  // oracle states and their next step
+  std::vector<double> times;
+  for (int k = 0, stop = warmup_steps(scene); k <= stop; ++k) {
+    if (k == 0 || k == stop) {
+      Simulator probe(scene, o);
+      copy_state(ref, probe);
+      probe.step();
+      after.push_back(record_step(probe));
+      before.push_back(record_step(ref));
+      times.push_back(ref.time());
+    }
+    if (k < stop) ref.step();
+  }
+  for (int n : lanes) {
+    SimulatorOptions oe = o;
+    oe.emulated_lanes = n;
+    Simulator emu(scene, oe);
+    for (std::size_t p = 0; p < before.size(); ++p) {
+      emu.state().qpos.buffer().upload(before[p].qpos);
+      emu.state().qvel.buffer().upload(before[p].qvel);
+      emu.set_time(times[p]);
+      emu.step();
+      const std::string what = name + " " + label + " lanes " + std::to_string(n) + (p == 0 ? " initial" : " warm");
+      const double worst = expect_step_agrees(after[p], record_step(emu), scene.model.nq, eps, what);
+      ::testing::Test::RecordProperty(what, std::to_string(worst));
+    }
+  }
+}
+
 TEST_P(EmulatedScene, OneStepAgreesWithOneLane) {
   const std::string name = GetParam();
   if (!scene_selected(name)) GTEST_SKIP() << name << " not in SAP_EMU_SCENES";
   if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
   const Scene scene = load_named(name);
   for (const char* preset : {"approx64", "approx32", "drake"}) {
-    const SimulatorOptions o = parity_options(scene, preset);
-    Simulator ref(scene, o);
-    const double eps = setup_epsilon(ref.solver().config());
-    std::vector<StepRecord> before, after;  // oracle states and their next step
-    std::vector<double> times;
-    for (int k = 0, stop = warmup_steps(scene); k <= stop; ++k) {
-      if (k == 0 || k == stop) {
-        Simulator probe(scene, o);
-        copy_state(ref, probe);
-        probe.step();
-        after.push_back(record_step(probe));
-        before.push_back(record_step(ref));
-        times.push_back(ref.time());
-      }
-      if (k < stop) ref.step();
-    }
     // approx32 and drake at one warp and a partial second warp; approx64 at every count.
     std::vector<int> lanes = lane_counts();
     if (std::string(preset) != "approx64")
       lanes.erase(std::remove_if(lanes.begin(), lanes.end(), [](int n) { return n != 32 && n != 33; }), lanes.end());
-    for (int n : lanes) {
-      SimulatorOptions oe = o;
-      oe.emulated_lanes = n;
-      Simulator emu(scene, oe);
-      for (std::size_t p = 0; p < before.size(); ++p) {
-        emu.state().qpos.buffer().upload(before[p].qpos);
-        emu.state().qvel.buffer().upload(before[p].qvel);
-        emu.set_time(times[p]);
-        emu.step();
-        const std::string what = name + " " + preset + " lanes " + std::to_string(n) + (p == 0 ? " initial" : " warm");
-        const double worst = expect_step_agrees(after[p], record_step(emu), scene.model.nq, eps, what);
-        RecordProperty(what, std::to_string(worst));
-      }
-    }
+    check_one_step(name, scene, parity_options(scene, preset), preset, lanes);
+  }
+}
+
+// The Hunt-Crossley contact rows (contact_approximation = similar, lagged) on two contact-rich
+// scenes (box faces, sphere pile), each approximation with the drake and the approx32 preset, at
+// one warp or a partial second warp. Kept small: emulated lanes are OS threads (and run under
+// TSan in CI).
+TEST(EmulatedHuntCrossley, OneStepAgreesWithOneLane) {
+  struct Case {
+    const char *scene, *approx, *preset;
+    int lanes;
+  };
+  for (const Case& c : {Case{"box_stack_5", "similar", "drake", 33}, Case{"box_stack_5", "lagged", "drake", 32},
+                        Case{"sphere_pile", "lagged", "approx32", 33}, Case{"sphere_pile", "similar", "approx32", 32}}) {
+    if (!scene_selected(c.scene)) continue;
+    const Scene scene = load_named(c.scene);
+    SimulatorOptions o = parity_options(scene, c.preset);
+    set_solver_option(o.solver, "contact_approximation", c.approx);
+    check_one_step(c.scene, scene, o, std::string(c.preset) + " " + c.approx, {c.lanes});
   }
 }
 

@@ -164,7 +164,7 @@ struct ConstraintSetupKernel {
     return true;
   }
 
-  // Parameters of the Hunt-Crossley approximations (docs/sap-math.md §3.7, HuntCrossleyParams):
+  // Parameters of the Hunt-Crossley approximations (docs/sap-math.md §3.8, HuntCrossleyParams):
   //   k     the combined stiffness, clamped to the near-rigid stiffness 4 pi^2 / (beta^2 w h^2)
   //   fe0   = -k phi0, the elastic force at the step start (negative across a gap: the contact
   //         pushes only once the predicted penetration -phi0 - h v_n is positive)

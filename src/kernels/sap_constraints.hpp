@@ -83,7 +83,7 @@ SAP_HD int friction_cone(const FrictionConeParams<S>& p, const S* vc, S* gamma_o
 // ---------------------------------------------------------------------------------------------
 // Hunt-Crossley contact with regularised friction, in the two convex approximations "similar"
 // and "lagged" (Castro, Han, Permenter 2023; Drake's SapHuntCrossleyConstraint; docs/sap-math.md
-// §3.7). vc = [v_t1, v_t2, v_n] as for the cone (v_n > 0 separating, so the penetration rate is
+// §3.8). vc = [v_t1, v_t2, v_n] as for the cone (v_n > 0 separating, so the penetration rate is
 // -v_n). The normal impulse over a step of length h, with the penetration predicted as
 // x0 + h xdot, is
 //   n(v_n) = h (fe0 - h k v_n)_+ (1 - d v_n)_+,   fe0 = k x0 = -k phi0 (negative for a gap)
