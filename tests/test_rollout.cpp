@@ -403,3 +403,17 @@ TEST(Rollout, RetryRescuesFailingWorldsAndLeavesOthersBitIdentical) {
   ar.step();
   for (int w : failed) EXPECT_TRUE(bit_equal(world_state(ar, w), world_state(fresh, w))) << w;
 }
+
+TEST(Rollout, CudaBackendVariants) {
+  if (cuda_device_count() == 0)
+    GTEST_SKIP() << "no CUDA device: the rollout tests that loop over backends() (subset reset, snapshots, "
+                    "step(n) with CUDA graph replay) ran on the CPU backend only";
+  SUCCEED() << "the backend loops above included CUDA";
+}
+
+TEST(Rollout, UnimplementedWorldParamsSayso) {
+  Simulator s(scene_named("pd_arm"), opts(2));
+  const std::vector<double> v(6, 1.0);
+  EXPECT_THROW(s.set_world_params(WorldParam::MassScale, v.data()), std::invalid_argument);
+  EXPECT_THROW(s.set_world_params(WorldParam::Gravity, v.data()), std::invalid_argument);
+}
