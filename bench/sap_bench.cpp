@@ -144,6 +144,9 @@ struct RunResult {
   // end of the timed pass (and any failure seen in the statistics pass)
   std::set<int> failed_worlds;
   int nonfinite_state_worlds = 0;
+  // final state of the timed pass: max |qvel| over worlds and dofs, worlds at rest
+  double final_max_qvel = 0;
+  int final_rest_worlds = 0;
   // --emulated-lanes: per-kernel launch and barrier counts of the timed pass
   std::vector<EmuKernelStats> emulation;
   long long emulated_world_steps = 0;
@@ -165,6 +168,8 @@ long long resident_bytes() {
   if (!(f >> size >> resident)) return -1;
   return resident * static_cast<long long>(sysconf(_SC_PAGESIZE));
 }
+
+constexpr double kRestSpeed = 1e-3;  // |qvel_i| below this in every dof: the world is at rest
 
 int count_nonfinite_worlds(Simulator& sim) {
   const auto q = sim.state().qpos.buffer().to_host();
@@ -230,6 +235,16 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   if (rss0 >= 0 && rss1 >= 0) r.rss_growth = rss1 - rss0;
   for (int w : sim.failed_worlds()) r.failed_worlds.insert(w);
   r.nonfinite_state_worlds = count_nonfinite_worlds(sim);
+  {  // final-state line: max |qvel| and the worlds whose every |qvel_i| < kRestSpeed
+    const auto v = sim.state().qvel.buffer().to_host();
+    const std::size_t nv = sim.state().qvel.per_world();
+    for (int w = 0; w < sim.nworld(); ++w) {
+      double m = 0;
+      for (std::size_t i = 0; i < nv; ++i) m = std::max(m, std::abs(v[static_cast<std::size_t>(w) * nv + i]));
+      r.final_max_qvel = std::max(r.final_max_qvel, m);
+      r.final_rest_worlds += m < kRestSpeed ? 1 : 0;
+    }
+  }
 
   // Pass 2: statistics, replaying the same steps from reset and reading every k-th step.
   if (stats_every > 0) {
@@ -297,6 +312,9 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   if (ids.size() > 32) ids.resize(32);
   j["failed_world_ids"] = ids;  // the first 32
   j["nonfinite_state_worlds"] = r.nonfinite_state_worlds;
+  j["final_state"] = {{"max_abs_qvel", finite_or_null(r.final_max_qvel)},
+                      {"worlds_at_rest", r.final_rest_worlds},
+                      {"rest_threshold", kRestSpeed}};
   if (!r.emulation.empty()) {
     json e = json::array();
     for (const EmuKernelStats& k : r.emulation) {
@@ -448,6 +466,8 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
     std::printf(" %d", w);
   }
   std::printf("%s; non-finite state in %d worlds\n", r.failed_worlds.empty() ? "" : ")", r.nonfinite_state_worlds);
+  std::printf("  final state   max |qvel| %.4g, %d of %d worlds at rest (every |qvel_i| < %g)\n", r.final_max_qvel,
+              r.final_rest_worlds, r.nworld, kRestSpeed);
   if (!scene.warnings.empty())
     std::printf("  scene notes   %zu (first: %s)\n", scene.warnings.size(), scene.warnings.front().c_str());
   if (rec.contains("emulation")) {

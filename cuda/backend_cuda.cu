@@ -201,6 +201,46 @@ std::unique_ptr<StageClock> make_clock(void* stream, int npoints) {
   return std::make_unique<CudaClock>(static_cast<cudaStream_t>(stream), npoints);
 }
 
+void graph_begin_capture(void* stream) {
+  // Thread-local mode: other host threads may keep using CUDA while this one captures.
+  cuda_check(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeThreadLocal),
+             "cudaStreamBeginCapture");
+}
+
+void* graph_end_capture(void* stream) {
+  cudaGraph_t graph = nullptr;
+  cuda_check(cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph), "cudaStreamEndCapture");
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0ULL);
+  cudaGraphDestroy(graph);
+  cuda_check(e, "cudaGraphInstantiate");
+  return exec;
+}
+
+void graph_launch(void* exec, void* stream) {
+  cuda_check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), static_cast<cudaStream_t>(stream)),
+             "cudaGraphLaunch");
+}
+
+void graph_destroy(void* exec) noexcept {
+  if (exec) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
+}
+
+int current_device() {
+  int d = 0;
+  cuda_check(cudaGetDevice(&d), "cudaGetDevice");
+  return d;
+}
+
+bool is_device_pointer(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx) {
   CudaExec exec(static_cast<cudaStream_t>(ctx.cuda_stream()));
   return std::make_unique<SolverLaunchImpl<CudaExec>>(exec);

@@ -25,6 +25,22 @@ void* library_stream();
 void stream_sync(void* s);
 std::unique_ptr<StageClock> make_clock(void* stream, int npoints);
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx);
+// CUDA graphs of a captured launch sequence on `stream` (Simulator::step(n)).
+void graph_begin_capture(void* stream);
+void* graph_end_capture(void* stream);  // instantiated graph (cudaGraphExec_t)
+void graph_launch(void* exec, void* stream);
+void graph_destroy(void* exec) noexcept;
+int current_device();
+// 1 when p is a device (or managed) pointer, 0 for host memory.
+bool is_device_pointer(const void* p);
+}  // namespace cuda
+}  // namespace sap
+
+// Rollout kernels launch (cuda/rollout_cuda.cu).
+namespace sap {
+struct RolloutLaunch;
+namespace cuda {
+std::unique_ptr<RolloutLaunch> make_rollout_launch(Context& ctx);
 }  // namespace cuda
 }  // namespace sap
 

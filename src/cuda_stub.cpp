@@ -22,6 +22,17 @@ void* library_stream() { unavailable(); }
 void stream_sync(void*) { unavailable(); }
 std::unique_ptr<StageClock> make_clock(void*, int) { unavailable(); }
 std::unique_ptr<SolverLaunch> make_solver_launch(Context&) { unavailable(); }
+void graph_begin_capture(void*) { unavailable(); }
+void* graph_end_capture(void*) { unavailable(); }
+void graph_launch(void*, void*) { unavailable(); }
+void graph_destroy(void*) noexcept {}
+int current_device() { return 0; }
+bool is_device_pointer(const void*) { return false; }
+}  // namespace sap::cuda
+
+#include "rollout_launch.hpp"
+namespace sap::cuda {
+std::unique_ptr<RolloutLaunch> make_rollout_launch(Context&) { unavailable(); }
 }  // namespace sap::cuda
 
 // Collision pipeline launch.

@@ -6,6 +6,7 @@
 #include "cuda_api.hpp"
 #include "kernels/integrate.hpp"
 #include "solve_data.hpp"
+#include "rollout_launch.hpp"
 #include "solver_launch.hpp"
 
 namespace sap {
@@ -60,6 +61,7 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   solve_ok_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   launch_ = make_solver_launch(ctx);
   clock_ = ctx.make_clock(kNumPoints);
+  rollout_ = make_rollout_launch(ctx);
 }
 
 SolverSAP::~SolverSAP() = default;
@@ -83,18 +85,22 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
   const ModelView m = storage_.view();
   const DataView d = data_.view();
   status_.zero();
-  clock_->mark(kStart);
+  if (active_) rollout_->mark_skipped(nworld_, active_, status_.data());
+  auto mark = [this](int p) {
+    if (timing_) clock_->mark(p);
+  };
+  mark(kStart);
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
   launch_->kinematics(pose, nworld_, m, in.qpos.slab(), d);
   const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
   launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
                        coriolis_passes, status_.data());
-  clock_->mark(kAfterFreeMotion);
+  mark(kAfterFreeMotion);
   const SolveView sv = solve_->view();
   const StepParams params{dt, config_};
   launch_->constraint_setup(config_.sap_contact_weight_precision, nworld_, m, in.view(), control.view(), d,
                             contacts.view(), sv, params, status_.data());
-  clock_->mark(kAfterSetup);
+  mark(kAfterSetup);
   const bool linear_solve_f32 = config_.contact_linear_solve_precision == Precision::F32;
   const Precision obj = config_.contact_solve_precision;
   if (config_.linear_solver == LinearSolver::Cholesky) {
@@ -112,10 +118,10 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
     launch_->newton_finish(obj, nworld_, m, in.view(), d, sv, params, status_.data());
   }
   Slab<const double> v_new{sv.v.ptr, sv.v.stride};
-  clock_->mark(kAfterSolve);
+  mark(kAfterSolve);
   launch_->integrate(nworld_, m, in.view(), v_new, out.view(), config_.position_integration, dt, status_.data());
-  clock_->mark(kAfterIntegrate);
-  timed_ = true;
+  mark(kAfterIntegrate);
+  timed_ = timing_;
 }
 
 StageTimes SolverSAP::last_stage_times() {

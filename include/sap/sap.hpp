@@ -9,6 +9,7 @@
 #include "sap/mjcf.hpp"
 #include "sap/model.hpp"
 #include "sap/model_builder.hpp"
+#include "sap/rollout.hpp"
 #include "sap/scene.hpp"
 #include "sap/simulator.hpp"
 #include "sap/solver_options.hpp"

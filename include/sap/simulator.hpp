@@ -12,6 +12,7 @@
 #include "sap/collision.hpp"
 #include "sap/contacts.hpp"
 #include "sap/context.hpp"
+#include "sap/rollout.hpp"
 #include "sap/scene.hpp"
 #include "sap/solver_sap.hpp"
 
@@ -27,7 +28,11 @@ struct SimulatorOptions {
   int max_rigid_contact = 0;  // 0: the scene's value, else estimate_contact_capacity
   Precision collision_precision = Precision::F64;
   bool scene_controls = true;  // drive actuators by the scene's schedules
+  RetryOptions retry;          // per-world step retry with smaller steps (off by default)
+  bool cuda_graphs = true;     // step(n) on CUDA replays a captured graph when it can
 };
+
+struct RolloutLaunch;
 
 struct StepTimes {
   double collide = 0;  // ms
@@ -50,6 +55,63 @@ class Simulator {
   void set_control(const std::vector<double>& ctrl);
   void step();
 
+  // ---- Rollout API (docs/rollouts.md) ----
+  // n physics steps with the controls held. With explicit controls (set_control*, or
+  // scene_controls off) it does no host work and no host synchronisation per step; on CUDA the
+  // n-step sequence is captured once into a CUDA graph and replayed (not with retry, scene
+  // schedules or linear_solver = reference, which need the host between steps).
+  void step(int n);
+  // Controls from a caller's array: world w's nu values at src + w * stride (elements; 0: nu),
+  // fp32 or fp64, host or (CUDA simulator) device memory. Ordered on the simulator's stream
+  // (CUDA: the library stream): a caller writing src on another stream must synchronise first.
+  // Disables the scene schedules.
+  void set_control(const void* src, DType type, Memory memory = Memory::Host, long long stride = 0);
+  // Writable view of the control buffer ctrl, shape (nworld, nu), fp64, on the backend: write
+  // it and step. Calling it disables the scene schedules.
+  ArrayView control_view();
+  // Observation views (read-only by contract), fixed pointers for the simulator's lifetime:
+  //   qpos (nworld, nq), qvel (nworld, nv): the current state, fp64
+  //   body_pos (nworld, nbody, 3), body_quat (nworld, nbody, 4, w x y z): body frames of the
+  //     current state (computed on demand after each step/reset/restore), fp64
+  //   contact_force (nworld, nbody, 3): sum of the last step's contact forces on each body,
+  //     world frame, N (impulse / dt); contact_flag (nworld, nbody) int32: 1 when a contact of the
+  //     body carried a normal impulse in the last step
+  ArrayView qpos_view();
+  ArrayView qvel_view();
+  ArrayView body_pos_view();
+  ArrayView body_quat_view();
+  ArrayView contact_force_view();
+  ArrayView contact_flag_view();
+  // Host copies of the current body poses of one world (nbody x 3 and nbody x 4).
+  std::vector<double> body_pos(int world);
+  std::vector<double> body_quat(int world);
+
+  // Resets the selected worlds (all others untouched, bit for bit). A reset world is bit-identical
+  // to the same world of a freshly constructed simulator (same source, no noise) and its counters
+  // restart at zero. The simulation time is not changed (reset() with no argument sets it to 0).
+  void reset(const WorldSelection& worlds, const ResetOptions& options = {});
+  // Stores a state (qpos nq, qvel nv; empty qvel: zeros) as a keyframe; returns its index.
+  int add_keyframe(const std::vector<double>& qpos, const std::vector<double>& qvel = {});
+
+  // Snapshots: save the selected worlds into `snap` (allocated on first use; other worlds of an
+  // existing snapshot are kept), restore the selected worlds from it. A restored world continues
+  // bit-identically to the saved one (given the same controls afterwards: controls are part of
+  // the snapshot and restored with it). restore() of all worlds also restores the time.
+  Snapshot save(const WorldSelection& worlds = WorldSelection::all());
+  void save(Snapshot& snap, const WorldSelection& worlds = WorldSelection::all());
+  void restore(const Snapshot& snap, const WorldSelection& worlds = WorldSelection::all());
+
+  // Per-world counters since each world's last reset (failures accumulate across steps).
+  WorldCounters counters() const;
+  // Worlds with at least one failed step since their last reset.
+  std::vector<int> failed_worlds_since_reset() const;
+  // Per-world energy (host computation over a host copy of the state; a diagnostic).
+  std::vector<WorldEnergy> energy();
+  // Per-world parameters of one kind from a world-major array (host, or device for a CUDA
+  // simulator); see WorldParam for the per-world count. clear_world_params drops them all.
+  void set_world_params(WorldParam kind, const double* values, Memory memory = Memory::Host);
+  void clear_world_params();
+
   double time() const { return time_; }
   // Sets the simulation time (the scene's control schedules are evaluated at it), e.g. to
   // continue from a state copied from another simulator.
@@ -63,6 +125,8 @@ class Simulator {
   SolverSAP& solver() { return *solver_; }
   CollisionPipeline& collision() { return *collision_; }
   int max_rigid_contact() const { return max_rigid_contact_; }
+  const RetryOptions& retry_options() const { return retry_; }
+  void set_retry_options(const RetryOptions& r);
 
   // Timing of the last step (synchronises on CUDA).
   StepTimes last_step_times();
@@ -72,6 +136,15 @@ class Simulator {
 
  private:
   void apply_scene_controls();
+  void physics_step();   // one step of every world, with retry when enabled
+  void retry_step(double dt);
+  void select(const WorldSelection& sel, Buffer<int>& flags);
+  void invalidate();     // state changed: observations stale, graphs kept
+  void drop_graphs();
+  void update_poses();
+  void update_contact_obs();
+  ArrayView view_of(void* data, DType t, int ndim, long long d0, long long d1, long long d2);
+  void reset_counters(const int* flags);
 
   Scene scene_;
   int nworld_;
@@ -86,6 +159,26 @@ class Simulator {
   std::unique_ptr<Contacts> contacts_;
   std::unique_ptr<StageClock> clock_;
   std::vector<double> ctrl_host_, ctrl_vel_host_, ctrl_world_, ctrl_vel_world_;
+
+  // rollout state
+  std::unique_ptr<RolloutLaunch> rollout_;
+  ModelStorage model_;                             // the model on the backend (rollout kernels)
+  RetryOptions retry_;
+  bool cuda_graphs_ = true;
+  BatchedArray<double> init_qpos_, init_qvel_;    // each world's initial state (reset source)
+  std::vector<std::pair<Buffer<double>, Buffer<double>>> keyframes_;
+  Buffer<int> flags_, flags2_, bad_, active_;     // per-world scratch flags
+  Buffer<int> staging_int_;                        // host selections copied to the device
+  Buffer<double> staging_dbl_;                     // host arrays copied to the device
+  BatchedArray<int> counters_;                     // per world: failures, retries, rescued, steps
+  BatchedArray<double> body_pos_, body_quat_, pose_scratch_, contact_force_;
+  BatchedArray<int> contact_flag_;
+  bool poses_valid_ = false, track_poses_ = false, track_contacts_ = false, capturing_ = false;
+  std::vector<int> last_failed_;                   // retry on: worlds whose last step still failed
+  BatchedArray<double> contact_scale_;             // per-world contact parameter factors
+  bool has_contact_scale_ = false;
+  std::unique_ptr<State> start_, trial_;           // start of the step being retried, its sub-steps
+  std::vector<std::pair<long long, void*>> graphs_;  // (n, cudaGraphExec_t)
 };
 
 }  // namespace sap

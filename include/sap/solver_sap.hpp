@@ -20,6 +20,7 @@
 namespace sap {
 
 struct SolverLaunch;
+struct RolloutLaunch;
 class SolveData;
 
 // Per-world diagnostics of the last step, as host vectors.
@@ -62,6 +63,15 @@ class SolverSAP {
   // failure bits in world_status(); the other worlds are unaffected.
   void step(const State& state_in, State& state_out, const Control& control, const Contacts& contacts, double dt);
 
+  // Restricts the next steps to the worlds whose flag is non-zero (per-world int array on the
+  // solver's backend, nullptr: all worlds). The other worlds keep their state and report
+  // kStatusSkipped (used by the simulator's retry sub-steps). The pointer must stay valid.
+  void set_active_worlds(const int* active) { active_ = active; }
+  // Stage clocks on (default) or off (off while a CUDA graph is captured).
+  void set_timing(bool on) { timing_ = on; }
+  // Per-world status of the last step on the solver's backend (no copy, no sync).
+  const int* status_data() const { return status_.data(); }
+
   const SolverConfig& config() const { return config_; }
   const Model& model() const { return model_; }
   int nworld() const { return nworld_; }
@@ -97,6 +107,9 @@ class SolverSAP {
   Buffer<int> solve_ok_;  // per world: the reference linear solve succeeded (split Newton loop)
   std::unique_ptr<SolverLaunch> launch_;
   std::unique_ptr<StageClock> clock_;
+  std::unique_ptr<RolloutLaunch> rollout_;
+  const int* active_ = nullptr;
+  bool timing_ = true;
   bool timed_ = false;
 };
 

@@ -13,10 +13,13 @@ enum WorldStatusBits : int {
   kStatusNonFinite = 1 << 3,            // NaN/Inf in the state, inputs or intermediate data
   kStatusFactorizationFailed = 1 << 4,  // a dense Cholesky met a non-positive pivot
   kStatusNotDescent = 1 << 5,           // the Newton direction did not decrease the cost
+  kStatusSkipped = 1 << 6,              // not stepped on purpose (retry sub-steps of other worlds)
 };
 
-// Bits after which a world's step is rejected (state_out = state_in for that world).
-constexpr int kStatusFailureMask = kStatusNonFinite | kStatusFactorizationFailed;
+// Bits after which a world's step is rejected (state_out = state_in for that world). Skipped
+// worlds keep their state the same way; they are never counted as failures (kStatusFailed).
+constexpr int kStatusFailed = kStatusNonFinite | kStatusFactorizationFailed;
+constexpr int kStatusFailureMask = kStatusFailed | kStatusSkipped;
 
 inline std::string status_string(int s) {
   if (s == 0) return "ok";
@@ -30,6 +33,7 @@ inline std::string status_string(int s) {
   add(kStatusNonFinite, "non_finite");
   add(kStatusFactorizationFailed, "factorization_failed");
   add(kStatusNotDescent, "not_descent");
+  add(kStatusSkipped, "skipped");
   return r;
 }
 
