@@ -40,13 +40,13 @@ sap::SimulatorOptions one_world() {
   return o;
 }
 
-// R_t of each contact of world 0 in the last solve (con_param = [R_t, R_n, v_hat_n, mu]).
+// R_t of each contact of world 0 in the last solve (con_param: ContactParam, src/solve_data.hpp).
 std::vector<double> tangential_regularisation(sap::Simulator& sim) {
   sap::SolveData& s = sim.solver().solve_data();
   const int n = s.con_count.world_to_host(0)[0];
   const std::vector<double> prm = s.con_param.world_to_host(0);
   std::vector<double> rt;
-  for (int c = 0; c < n; ++c) rt.push_back(prm[static_cast<std::size_t>(4 * c)]);
+  for (int c = 0; c < n; ++c) rt.push_back(prm[static_cast<std::size_t>(sap::kNumContactParams * c + sap::kConRt)]);
   return rt;
 }
 
