@@ -463,3 +463,30 @@ TEST(AblateCli, MalformedOptions) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// sap_rollout_bench (issue 13): the rollout loop next to plain stepping over identical physics.
+
+TEST(RolloutBench, RecordsThroughputAndOverheadOverIdenticalPhysics) {
+  TempDir tmp;
+  const std::string out = tmp.file("rollout.json");
+  const ProcResult r = run(SAP_ROLLOUT_BENCH_EXE, {source_dir() + "/scenes/pd_arm.json", "--worlds", "6", "--iters",
+                                                   "12", "--rounds", "1", "--warmup", "1", "--episode", "5",
+                                                   "--backend", "cpu", "--threads", "1", "--json", out});
+  ASSERT_FALSE(r.signaled) << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;  // 4: the two simulators diverged
+  EXPECT_NE(r.output.find("API overhead"), std::string::npos) << r.output;
+  const json j = read_json(out);
+  EXPECT_TRUE(j["identical_physics"].get<bool>());
+  EXPECT_GT(j["env_steps_per_s_plain"].get<double>(), 0);
+  EXPECT_GT(j["env_steps_per_s_rollout"].get<double>(), 0);
+  EXPECT_GT(j["resets"].get<long long>(), 0);  // episodes of 5 env steps: subset resets ran
+  for (const char* k : {"control_write", "step_n", "observation_read", "subset_reset"})
+    EXPECT_GE(j["ms_per_env_step"][k].get<double>(), 0) << k;
+}
+
+TEST(RolloutBench, RejectsBadOptions) {
+  const ProcResult r = run(SAP_ROLLOUT_BENCH_EXE, {source_dir() + "/scenes/pd_arm.json", "--substeps", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--substeps"), std::string::npos) << r.output;
+}
