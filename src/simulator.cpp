@@ -347,7 +347,7 @@ void Simulator::physics_step() {
   if (has_contact_scale_) rollout_->scale_contacts(nworld_, contacts_->view(), cs(contact_scale_));
   if (!capturing_) clock_->mark(1);
   solver_->step(*state_, *state_, *control_, *contacts_, scene_.dt);  // in place: views keep their pointer
-  if (track_contacts_) update_contact_obs();
+  if (track_contacts_ && !skip_contact_obs_) update_contact_obs();
   if (retry) retry_step(scene_.dt);
   else rollout_->accumulate_status(nworld_, solver_->status_data(), kStatusFailed,
                                    {counters_.buffer().data() + kCountFailures, kNumCounters});
@@ -425,8 +425,21 @@ void Simulator::step(int n) {
   const bool host_controls = scene_controls_ && !scene_.controls.empty() && scene_.model.nu > 0;
   const bool graph = ctx_->backend() == Backend::CUDA && cuda_graphs_ && retry_.depth == 0 && !host_controls &&
                      solver_->config().linear_solver == LinearSolver::Cholesky;
+  // The contact observations describe the last step: only the last of the n steps computes them.
+  auto n_steps = [&] {
+    for (int k = 0; k < n; ++k) {
+      skip_contact_obs_ = k + 1 < n;
+      physics_step();
+    }
+    skip_contact_obs_ = false;
+  };
   if (!graph) {
-    for (int k = 0; k < n; ++k) physics_step();
+    try {
+      n_steps();
+    } catch (...) {
+      skip_contact_obs_ = false;
+      throw;
+    }
   } else {
     void* exec = nullptr;
     for (auto& g : graphs_)
@@ -438,8 +451,9 @@ void Simulator::step(int n) {
       solver_->set_timing(false);
       cuda::graph_begin_capture(stream);
       try {
-        for (int k = 0; k < n; ++k) physics_step();
+        n_steps();
       } catch (...) {
+        skip_contact_obs_ = false;
         capturing_ = false;
         solver_->set_timing(true);
         cuda::graph_destroy(cuda::graph_end_capture(stream));

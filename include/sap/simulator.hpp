@@ -182,6 +182,7 @@ class Simulator {
   BatchedArray<double> body_pos_, body_quat_, pose_scratch_, contact_force_;
   BatchedArray<int> contact_flag_;
   bool poses_valid_ = false, track_poses_ = false, track_contacts_ = false, capturing_ = false;
+  bool skip_contact_obs_ = false;                  // inside step(n) before its last step
   std::vector<int> last_failed_;                   // retry on: worlds whose last step still failed
   BatchedArray<double> contact_scale_;             // per-world contact parameter factors
   bool has_contact_scale_ = false;
