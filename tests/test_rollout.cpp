@@ -576,38 +576,54 @@ TEST(Rollout, PerWorldMassScaleChangesThePdResponseAsPredicted) {
 // world of a simulator built from the scaled model (so kinematics, free motion, contact and PD
 // rows all read the world's values), the others to a simulator without parameters. box_stack_5
 // (contacts between free bodies) for mass and gravity, pd_arm (PD actuators, gravity) for gains.
+// On the CPU, on emulated GPU teams and on CUDA where a device is present.
 TEST(Rollout, PerWorldParamsEqualAModelScaledByHand) {
-  {
-    const Scene sc = scene_named("box_stack_5", 0.0, 0.0);
-    const int nw = 3, N = 60;
-    const double grav[3] = {0.5, 0.0, -7.0};
-    Simulator plain(sc, opts(nw)), dr(sc, opts(nw)), heavy(scaled_scene(sc, 3.0, {1, 1, 1}, nullptr), opts(nw)),
-        tilted(scaled_scene(sc, 1.0, {1, 1, 1}, grav), opts(nw));
-    std::vector<double> ms{1.0, 3.0, 1.0}, g;
-    for (int w = 0; w < nw; ++w)
-      for (std::size_t k = 0; k < 3; ++k) g.push_back(w == 2 ? grav[k] : sc.model.gravity[k]);
-    dr.set_world_params(WorldParam::MassScale, ms.data());
-    dr.set_world_params(WorldParam::Gravity, g.data());
-    EXPECT_EQ(dr.world_param_slots(), 2);
-    for (Simulator* s : {&plain, &dr, &heavy, &tilted}) s->step(N);
-    EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
-    EXPECT_TRUE(bit_equal(world_state(heavy, 1), world_state(dr, 1)));
-    EXPECT_TRUE(bit_equal(world_state(tilted, 2), world_state(dr, 2)));
-    EXPECT_FALSE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
-  }
-  {
-    const Scene sc = scene_named("pd_arm");
-    const int nw = 3, N = 200;
-    const std::array<double, 3> gains{2.0, 0.5, 1.5};
-    Simulator plain(sc, opts(nw)), dr(sc, opts(nw)), ref(scaled_scene(sc, 1.0, gains, nullptr), opts(nw));
-    std::vector<double> gv(3 * nw, 1.0);
-    for (std::size_t k = 0; k < 3; ++k) gv[3 + k] = gains[k];
-    dr.set_world_params(WorldParam::ActuatorGainScale, gv.data());
-    for (Simulator* s : {&plain, &dr, &ref}) s->step(N);  // scene schedules drive the actuators
-    EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
-    EXPECT_TRUE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
-    EXPECT_TRUE(bit_equal(world_state(ref, 1), world_state(dr, 1)));
-    EXPECT_FALSE(bit_equal(world_state(plain, 1), world_state(dr, 1)));
+  // CPU; CPU with emulated GPU teams of 8 lanes (the wrapper inside team kernels); CUDA if present.
+  struct Variant {
+    Backend backend;
+    int lanes;
+  };
+  std::vector<Variant> variants{{Backend::CPU, 0}, {Backend::CPU, 8}};
+  if (cuda_device_count() > 0) variants.push_back({Backend::CUDA, 0});
+  for (const Variant& var : variants) {
+    SCOPED_TRACE(std::string(var.backend == Backend::CUDA ? "CUDA" : "CPU") + " lanes " + std::to_string(var.lanes));
+    auto o = [&](int nw) {
+      SimulatorOptions so = opts(nw, var.backend);
+      so.emulated_lanes = var.lanes;
+      return so;
+    };
+    {
+      const Scene sc = scene_named("box_stack_5", 0.0, 0.0);
+      const int nw = 3, N = var.lanes > 0 ? 8 : 60;
+      const double grav[3] = {0.5, 0.0, -7.0};
+      Simulator plain(sc, o(nw)), dr(sc, o(nw)), heavy(scaled_scene(sc, 3.0, {1, 1, 1}, nullptr), o(nw)),
+          tilted(scaled_scene(sc, 1.0, {1, 1, 1}, grav), o(nw));
+      std::vector<double> ms{1.0, 3.0, 1.0}, g;
+      for (int w = 0; w < nw; ++w)
+        for (std::size_t k = 0; k < 3; ++k) g.push_back(w == 2 ? grav[k] : sc.model.gravity[k]);
+      dr.set_world_params(WorldParam::MassScale, ms.data());
+      dr.set_world_params(WorldParam::Gravity, g.data());
+      EXPECT_EQ(dr.world_param_slots(), 2);
+      for (Simulator* s : {&plain, &dr, &heavy, &tilted}) s->step(N);
+      EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
+      EXPECT_TRUE(bit_equal(world_state(heavy, 1), world_state(dr, 1)));
+      EXPECT_TRUE(bit_equal(world_state(tilted, 2), world_state(dr, 2)));
+      EXPECT_FALSE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
+    }
+    {
+      const Scene sc = scene_named("pd_arm");
+      const int nw = 3, N = var.lanes > 0 ? 20 : 200;
+      const std::array<double, 3> gains{2.0, 0.5, 1.5};
+      Simulator plain(sc, o(nw)), dr(sc, o(nw)), ref(scaled_scene(sc, 1.0, gains, nullptr), o(nw));
+      std::vector<double> gv(3 * nw, 1.0);
+      for (std::size_t k = 0; k < 3; ++k) gv[3 + k] = gains[k];
+      dr.set_world_params(WorldParam::ActuatorGainScale, gv.data());
+      for (Simulator* s : {&plain, &dr, &ref}) s->step(N);  // scene schedules drive the actuators
+      EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
+      EXPECT_TRUE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
+      EXPECT_TRUE(bit_equal(world_state(ref, 1), world_state(dr, 1)));
+      EXPECT_FALSE(bit_equal(world_state(plain, 1), world_state(dr, 1)));
+    }
   }
 }
 
