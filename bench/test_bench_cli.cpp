@@ -252,7 +252,7 @@ TEST(BenchCli, HelpOptionsAreDocumented) {
   std::stringstream ss;
   ss << f.rdbuf();
   const std::string doc = ss.str();
-  for (const char* exe : {SAP_BENCH_EXE, SAP_ABLATE_EXE}) {
+  for (const char* exe : {SAP_BENCH_EXE, SAP_ABLATE_EXE, SAP_ROLLOUT_BENCH_EXE}) {
     const ProcResult r = run(exe, {"--help"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     // Option lines of the help: "  --name ..." or "  -h, --help".
@@ -463,3 +463,38 @@ TEST(AblateCli, MalformedOptions) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// sap_rollout_bench (issue 13): the rollout loop next to plain stepping over identical physics.
+
+TEST(RolloutBench, RecordsThroughputAndOverheadOverIdenticalPhysics) {
+  TempDir tmp;
+  const std::string out = tmp.file("rollout.json");
+  const ProcResult r = run(SAP_ROLLOUT_BENCH_EXE, {source_dir() + "/scenes/pd_arm.json", "--worlds", "6", "--iters",
+                                                   "12", "--rounds", "1", "--warmup", "1", "--episode", "5",
+                                                   "--backend", "cpu", "--threads", "1", "--json", out});
+  ASSERT_FALSE(r.signaled) << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;  // 4: the two simulators diverged
+  EXPECT_NE(r.output.find("API overhead"), std::string::npos) << r.output;
+  const json j = read_json(out);
+  EXPECT_TRUE(j["identical_physics"].get<bool>());
+  EXPECT_GT(j["env_steps_per_s_plain"].get<double>(), 0);
+  EXPECT_GT(j["env_steps_per_s_rollout"].get<double>(), 0);
+  EXPECT_GT(j["resets"].get<long long>(), 0);  // episodes of 5 env steps: subset resets ran
+  for (const char* k : {"control_write", "step_n", "observation_read", "subset_reset"})
+    EXPECT_GE(j["ms_per_env_step"][k].get<double>(), 0) << k;
+}
+
+TEST(RolloutBench, CudaWithoutDeviceIsAClearError) {
+  if (sap::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  const ProcResult r = run(SAP_ROLLOUT_BENCH_EXE, {source_dir() + "/scenes/pd_arm.json", "--backend", "cuda"});
+  EXPECT_FALSE(r.signaled);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("backend 'cuda' requested, but"), std::string::npos) << r.output;
+}
+
+TEST(RolloutBench, RejectsBadOptions) {
+  const ProcResult r = run(SAP_ROLLOUT_BENCH_EXE, {source_dir() + "/scenes/pd_arm.json", "--substeps", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--substeps"), std::string::npos) << r.output;
+}

@@ -1,6 +1,7 @@
 #include "sap/simulator.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "cuda_api.hpp"
@@ -346,7 +347,7 @@ void Simulator::physics_step() {
   if (has_contact_scale_) rollout_->scale_contacts(nworld_, contacts_->view(), cs(contact_scale_));
   if (!capturing_) clock_->mark(1);
   solver_->step(*state_, *state_, *control_, *contacts_, scene_.dt);  // in place: views keep their pointer
-  if (track_contacts_) update_contact_obs();
+  if (track_contacts_ && !skip_contact_obs_) update_contact_obs();
   if (retry) retry_step(scene_.dt);
   else rollout_->accumulate_status(nworld_, solver_->status_data(), kStatusFailed,
                                    {counters_.buffer().data() + kCountFailures, kNumCounters});
@@ -424,8 +425,21 @@ void Simulator::step(int n) {
   const bool host_controls = scene_controls_ && !scene_.controls.empty() && scene_.model.nu > 0;
   const bool graph = ctx_->backend() == Backend::CUDA && cuda_graphs_ && retry_.depth == 0 && !host_controls &&
                      solver_->config().linear_solver == LinearSolver::Cholesky;
+  // The contact observations describe the last step: only the last of the n steps computes them.
+  auto n_steps = [&] {
+    for (int k = 0; k < n; ++k) {
+      skip_contact_obs_ = k + 1 < n;
+      physics_step();
+    }
+    skip_contact_obs_ = false;
+  };
   if (!graph) {
-    for (int k = 0; k < n; ++k) physics_step();
+    try {
+      n_steps();
+    } catch (...) {
+      skip_contact_obs_ = false;
+      throw;
+    }
   } else {
     void* exec = nullptr;
     for (auto& g : graphs_)
@@ -437,8 +451,9 @@ void Simulator::step(int n) {
       solver_->set_timing(false);
       cuda::graph_begin_capture(stream);
       try {
-        for (int k = 0; k < n; ++k) physics_step();
+        n_steps();
       } catch (...) {
+        skip_contact_obs_ = false;
         capturing_ = false;
         solver_->set_timing(true);
         cuda::graph_destroy(cuda::graph_end_capture(stream));
@@ -573,9 +588,29 @@ std::vector<WorldEnergy> Simulator::energy() {
   const std::vector<double> q = state_->qpos.buffer().to_host(), v = state_->qvel.buffer().to_host();
   DynamicsEvaluator ev(m);
   std::vector<WorldEnergy> out(static_cast<std::size_t>(nworld_));
+  Model mw;  // a world's model with its own parameters (mass, inertia, gravity)
   for (int w = 0; w < nworld_; ++w) {
     const double* qw = q.data() + static_cast<std::size_t>(w) * m.nq;
-    ev.compute(qw, v.data() + static_cast<std::size_t>(w) * m.nv);
+    const std::size_t ws = static_cast<std::size_t>(w);
+    const bool own_mass = !wp_mass_.empty() && wp_mass_[ws] != 1.0;
+    const bool own_gravity = !wp_gravity_.empty() && (wp_gravity_[3 * ws] != m.gravity[0] ||
+                                                      wp_gravity_[3 * ws + 1] != m.gravity[1] ||
+                                                      wp_gravity_[3 * ws + 2] != m.gravity[2]);
+    DynamicsEvaluator* evp = &ev;
+    std::unique_ptr<DynamicsEvaluator> own;
+    if (own_mass || own_gravity) {
+      mw = m;
+      if (own_mass) {
+        for (double& x : mw.body_mass) x *= wp_mass_[ws];
+        for (double& x : mw.body_inertia) x *= wp_mass_[ws];
+      }
+      if (own_gravity)
+        for (std::size_t k = 0; k < 3; ++k) mw.gravity[k] = wp_gravity_[3 * ws + k];
+      own = std::make_unique<DynamicsEvaluator>(mw);
+      evp = own.get();
+    }
+    DynamicsEvaluator& ev_w = *evp;
+    ev_w.compute(qw, v.data() + static_cast<std::size_t>(w) * m.nv);
     double spring = 0;
     for (int j = 0; j < m.njnt; ++j) {
       const std::size_t js = static_cast<std::size_t>(j);
@@ -586,11 +621,30 @@ std::vector<WorldEnergy> Simulator::energy() {
       }
     }
     WorldEnergy& e = out[static_cast<std::size_t>(w)];
-    e.kinetic = ev.kinetic_energy();
+    e.kinetic = ev_w.kinetic_energy();
     e.spring = spring;
-    e.gravity = ev.potential_energy() - spring;
+    e.gravity = ev_w.potential_energy() - spring;
   }
   return out;
+}
+
+const std::vector<double>* Simulator::world_param_host(WorldParam kind) const {
+  switch (kind) {
+    case WorldParam::MassScale: return &wp_mass_;
+    case WorldParam::ActuatorGainScale: return &wp_gain_;
+    case WorldParam::Gravity: return &wp_gravity_;
+    default: return nullptr;
+  }
+}
+
+std::vector<double> Simulator::world_params(WorldParam kind) const {
+  if (kind == WorldParam::ContactScale) {
+    if (!has_contact_scale_) return {};
+    return contact_scale_.buffer().to_host();
+  }
+  const std::vector<double>* v = world_param_host(kind);
+  if (!v) throw std::invalid_argument("Simulator::world_params: unknown parameter kind");
+  return *v;
 }
 
 void Simulator::set_world_params(WorldParam kind, const double* values, Memory memory) {
@@ -598,25 +652,103 @@ void Simulator::set_world_params(WorldParam kind, const double* values, Memory m
   if (memory == Memory::Device && b != Backend::CUDA)
     throw std::invalid_argument("Simulator::set_world_params: device arrays need the CUDA backend");
   if (!values) throw std::invalid_argument("Simulator::set_world_params: null pointer");
-  switch (kind) {
-    case WorldParam::ContactScale: {
-      if (!has_contact_scale_) contact_scale_.allocate(b, nworld_, 3);  // per-world memory only once used
-      if (memory == Memory::Host) contact_scale_.buffer().upload(values, contact_scale_.buffer().size());
-      else detail::mem_copy(contact_scale_.buffer().data(), Backend::CUDA, values, Backend::CUDA,
-                            contact_scale_.buffer().size() * sizeof(double));
-      has_contact_scale_ = true;
-      break;
-    }
-    default:
-      throw std::invalid_argument("Simulator::set_world_params: this parameter kind is not implemented yet");
+  if (kind == WorldParam::ContactScale) {
+    if (!has_contact_scale_) contact_scale_.allocate(b, nworld_, 3);  // per-world memory only once used
+    if (memory == Memory::Host) contact_scale_.buffer().upload(values, contact_scale_.buffer().size());
+    else detail::mem_copy(contact_scale_.buffer().data(), Backend::CUDA, values, Backend::CUDA,
+                          contact_scale_.buffer().size() * sizeof(double));
+    has_contact_scale_ = true;
+    drop_graphs();
+    return;
   }
-  drop_graphs();
+  std::vector<double>* dst = const_cast<std::vector<double>*>(world_param_host(kind));
+  if (!dst) throw std::invalid_argument("Simulator::set_world_params: unknown parameter kind");
+  const std::size_t n = static_cast<std::size_t>(nworld_) * static_cast<std::size_t>(world_param_count(kind));
+  std::vector<double> v(n);
+  if (memory == Memory::Host) std::copy(values, values + n, v.begin());
+  else detail::mem_copy(v.data(), Backend::CPU, values, Backend::CUDA, n * sizeof(double));
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = v[i];
+    const bool ok = kind == WorldParam::MassScale          ? std::isfinite(x) && x > 0
+                    : kind == WorldParam::ActuatorGainScale ? std::isfinite(x) && x >= 0
+                                                            : std::isfinite(x);
+    if (!ok)
+      throw std::invalid_argument("Simulator::set_world_params: value " + std::to_string(x) + " of world " +
+                                  std::to_string(i / static_cast<std::size_t>(world_param_count(kind))) +
+                                  (kind == WorldParam::MassScale ? " (mass scale must be finite and > 0)"
+                                   : kind == WorldParam::ActuatorGainScale ? " (gain factors must be finite and >= 0)"
+                                                                           : " (gravity must be finite)"));
+  }
+  *dst = std::move(v);
+  rebuild_world_model();
 }
 
 void Simulator::clear_world_params() {
   has_contact_scale_ = false;
   contact_scale_ = BatchedArray<double>();
+  wp_mass_.clear();
+  wp_gain_.clear();
+  wp_gravity_.clear();
+  rebuild_world_model();
+}
+
+// Slots for the worlds whose model parameters differ from the model's; the solver's kinematics,
+// free motion and constraint setup read them (SolverLaunch::world_model).
+void Simulator::rebuild_world_model() {
+  const Model& m = scene_.model;
+  const std::size_t nb = static_cast<std::size_t>(m.nbody), nu = static_cast<std::size_t>(m.nu);
+  std::vector<int> slot(static_cast<std::size_t>(nworld_), -1);
+  int nslot = 0;
+  for (std::size_t w = 0; w < slot.size(); ++w) {
+    bool custom = !wp_mass_.empty() && wp_mass_[w] != 1.0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      custom = custom || (!wp_gain_.empty() && wp_gain_[3 * w + k] != 1.0);
+      custom = custom || (!wp_gravity_.empty() && wp_gravity_[3 * w + k] != m.gravity[k]);
+    }
+    if (custom) slot[w] = nslot++;
+  }
+  wp_nslot_ = nslot;
   drop_graphs();
+  if (nslot == 0) {  // every world reads the model: no per-world memory, the plain kernels
+    wp_slot_ = Buffer<int>();
+    wp_data_ = Buffer<double>();
+    solver_->set_world_model(WorldModelView{});
+    return;
+  }
+  const std::size_t ns = static_cast<std::size_t>(nslot);
+  const std::size_t o_mass = 0, o_inertia = o_mass + ns * nb, o_kp = o_inertia + ns * 6 * nb, o_kd = o_kp + ns * nu,
+                    o_gear = o_kd + ns * nu, o_grav = o_gear + ns * nu, total = o_grav + ns * 3;
+  std::vector<double> data(total);
+  for (std::size_t w = 0; w < slot.size(); ++w) {
+    if (slot[w] < 0) continue;
+    const std::size_t s = static_cast<std::size_t>(slot[w]);
+    const double ms = wp_mass_.empty() ? 1.0 : wp_mass_[w];
+    for (std::size_t i = 0; i < nb; ++i) data[o_mass + s * nb + i] = ms * m.body_mass[i];
+    for (std::size_t i = 0; i < 6 * nb; ++i) data[o_inertia + s * 6 * nb + i] = ms * m.body_inertia[i];
+    const double g0 = wp_gain_.empty() ? 1.0 : wp_gain_[3 * w], g1 = wp_gain_.empty() ? 1.0 : wp_gain_[3 * w + 1],
+                 g2 = wp_gain_.empty() ? 1.0 : wp_gain_[3 * w + 2];
+    for (std::size_t u = 0; u < nu; ++u) {
+      data[o_kp + s * nu + u] = g0 * m.actuator_kp[u];
+      data[o_kd + s * nu + u] = g1 * m.actuator_kd[u];
+      data[o_gear + s * nu + u] = g2 * m.actuator_gear[u];
+    }
+    for (std::size_t k = 0; k < 3; ++k) data[o_grav + 3 * s + k] = wp_gravity_.empty() ? m.gravity[k] : wp_gravity_[3 * w + k];
+  }
+  const Backend b = ctx_->backend();
+  wp_slot_ = Buffer<int>(b, slot.size());
+  wp_slot_.upload(slot);
+  wp_data_ = Buffer<double>(b, total);
+  wp_data_.upload(data);
+  const double* base = wp_data_.data();
+  WorldModelView wm;
+  wm.slot = wp_slot_.data();
+  wm.mass = base + o_mass;
+  wm.inertia = base + o_inertia;
+  wm.kp = base + o_kp;
+  wm.kd = base + o_kd;
+  wm.gear = base + o_gear;
+  wm.gravity = base + o_grav;
+  solver_->set_world_model(wm);
 }
 
 }  // namespace sap

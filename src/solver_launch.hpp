@@ -16,6 +16,9 @@ namespace sap {
 
 struct SolverLaunch {
   virtual ~SolverLaunch() = default;
+  // Per-world model parameters (slot == nullptr: none). kinematics, free_motion and
+  // constraint_setup, the stages that read masses, inertias, gains and gravity, honour it.
+  WorldModelView world_model;
   // Body poses and com-based quantities at qpos, in precision p.
   virtual void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) = 0;
   // A = M + hD and v* (stage 1), in precision p.

@@ -14,24 +14,23 @@ class SolverLaunchImpl final : public SolverLaunch {
   explicit SolverLaunchImpl(Exec exec) : exec_(exec) {}
 
   void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) override {
-    if (p == Precision::F32) parallel_for(exec_, nworld, 1, KinematicsKernel<float>{m, qpos, d});
-    else parallel_for(exec_, nworld, 1, KinematicsKernel<double>{m, qpos, d});
+    if (p == Precision::F32) run_worlds(nworld, KinematicsKernel<float>{m, qpos, d});
+    else run_worlds(nworld, KinematicsKernel<double>{m, qpos, d});
   }
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                    const DataView& d, double h, int coriolis_passes, int* status) override {
     if (p == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status});
-    else for_each_world_team(exec_, nworld, 0, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status});
+      run_teams(nworld, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status});
+    else run_teams(nworld, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status});
   }
 
   void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                         const DataView& d, const ContactsView& contacts, const SolveView& s, const StepParams& p,
                         int* status) override {
     if (weights == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<float>{m, in, control, contacts, p, d, s, status});
-    else
-      for_each_world_team(exec_, nworld, 0, ConstraintSetupKernel<double>{m, in, control, contacts, p, d, s, status});
+      run_teams(nworld, ConstraintSetupKernel<float>{m, in, control, contacts, p, d, s, status});
+    else run_teams(nworld, ConstraintSetupKernel<double>{m, in, control, contacts, p, d, s, status});
   }
 
   void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
@@ -70,6 +69,19 @@ class SolverLaunchImpl final : public SolverLaunch {
   }
 
  private:
+  // Launches of the stages that read per-world model parameters: the plain kernel when no
+  // world has any (the default path is unchanged), else the per-world-model wrapper.
+  template <class K>
+  void run_worlds(int nworld, const K& k) {
+    if (world_model.slot) parallel_for(exec_, nworld, 1, PerWorldModelKernel<K>{k, world_model});
+    else parallel_for(exec_, nworld, 1, k);
+  }
+  template <class K>
+  void run_teams(int nworld, const K& k) {
+    if (world_model.slot) for_each_world_team(exec_, nworld, 0, PerWorldModelKernel<K>{k, world_model});
+    else for_each_world_team(exec_, nworld, 0, k);
+  }
+
   template <template <class> class Phase>
   void split_phase(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                    const SolveView& s, const StepParams& p, int* status) {

@@ -124,6 +124,11 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
   timed_ = timing_;
 }
 
+void SolverSAP::set_world_model(const WorldModelView& wm) {
+  world_model_ = wm;
+  launch_->world_model = wm;
+}
+
 StageTimes SolverSAP::last_stage_times() {
   StageTimes t;
   if (!timed_) return t;

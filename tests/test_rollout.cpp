@@ -7,10 +7,13 @@
 #define SAP_TEST_DLPACK 1
 #endif
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
 #include "sap/dynamics.hpp"
+#include "sap/model_builder.hpp"
 #include "sap/simulator.hpp"
 
 using namespace sap;
@@ -333,6 +336,32 @@ TEST(Rollout, PerWorldContactScaleChangesOnlyItsWorld) {
   dr.clear_world_params();
 }
 
+// The dissipation factor also scales the Hunt-Crossley d of the similar/lagged approximations
+// (which do not read tau_d): a sphere dropped with factor 0 rebounds higher than with factor 1.
+TEST(Rollout, PerWorldContactDissipationScalesHuntCrossley) {
+  const Scene sc = scene_named("sphere_on_ground");
+  SimulatorOptions o = opts(2);
+  o.override_solver = true;
+  o.solver = sc.solver;
+  o.solver.contact_approximation = ContactApproximation::Similar;
+  Simulator s(sc, o);
+  std::vector<double> q = sc.qpos0, qa;
+  q[2] += 0.2;
+  for (int w = 0; w < 2; ++w) qa.insert(qa.end(), q.begin(), q.end());
+  ResetOptions r;
+  r.source = ResetOptions::Source::States;
+  r.qpos = qa.data();
+  s.reset(WorldSelection::all(), r);
+  const std::vector<double> scale{1.0, 1.0, 1.0, 1.0, 1.0, 0.0};  // world 1: no dissipation
+  s.set_world_params(WorldParam::ContactScale, scale.data());
+  double vmax[2] = {0, 0};
+  for (int k = 0; k < 400; ++k) {
+    s.step();
+    for (int w = 0; w < 2; ++w) vmax[w] = std::max(vmax[w], s.state().qvel.world_to_host(w)[2]);  // rebound
+  }
+  EXPECT_GT(vmax[1], 1.2 * vmax[0]);
+}
+
 TEST(Rollout, EnergyOfAFallingSphere) {
   const Scene sc = scene_named("sphere_on_ground");
   const Model& m = sc.model;
@@ -411,9 +440,208 @@ TEST(Rollout, CudaBackendVariants) {
   SUCCEED() << "the backend loops above included CUDA";
 }
 
-TEST(Rollout, UnimplementedWorldParamsSayso) {
+// ---- per-world model parameters (mass/inertia scale, actuator gains, gravity)
+
+namespace {
+// One hinge about x through the body's com (no gravity torque), inertia I about the axis, no
+// armature or damping, a position actuator (kp, kd, gear 1) with target ctrl.
+Scene pd_hinge_scene(double inertia, double kp, double kd) {
+  ModelBuilder b;
+  BodySpec bs;
+  bs.name = "rotor";
+  bs.mass = 1.0;
+  bs.inertia = {inertia, inertia, inertia, 0, 0, 0};
+  const int id = b.add_body(bs);
+  JointSpec j;
+  j.type = kJointHinge;
+  j.axis = {1, 0, 0};
+  const int jid = b.add_joint(id, j);
+  ActuatorSpec a;
+  a.type = kActPosition;
+  a.joint = jid;
+  a.kp = kp;
+  a.kd = kd;
+  b.add_actuator(a);
+  Scene sc;
+  sc.name = "pd_hinge";
+  sc.model = b.finalize();
+  sc.dt = 0.01;
+  sc.qpos0.assign(static_cast<std::size_t>(sc.model.nq), 0.0);
+  sc.qvel0.assign(static_cast<std::size_t>(sc.model.nv), 0.0);
+  return sc;
+}
+
+// The model of `sc` with the per-world parameters applied by hand (the reference).
+Scene scaled_scene(Scene sc, double mass_scale, std::array<double, 3> gains, const double* gravity) {
+  Model& m = sc.model;
+  for (double& x : m.body_mass) x *= mass_scale;
+  for (double& x : m.body_inertia) x *= mass_scale;
+  for (double& x : m.actuator_kp) x *= gains[0];
+  for (double& x : m.actuator_kd) x *= gains[1];
+  for (double& x : m.actuator_gear) x *= gains[2];
+  if (gravity)
+    for (std::size_t k = 0; k < 3; ++k) m.gravity[k] = gravity[k];
+  return sc;
+}
+}  // namespace
+
+// A world with its own gravity falls with that acceleration; the others are bit-identical to a
+// simulator without parameters; a world given the model's gravity shares the model (no slot);
+// the energy diagnostic uses each world's gravity.
+TEST(Rollout, PerWorldGravityFallsWithItsAcceleration) {
+  const Scene sc = scene_named("sphere_on_ground");
+  const Model& m = sc.model;
+  const int nw = 3, N = 100;  // 0.2 s of free fall from 1 m above the rest pose: no contact
+  Simulator plain(sc, opts(nw)), dr(sc, opts(nw));
+  std::vector<double> q = sc.qpos0;
+  q[2] += 1.0;
+  ResetOptions r;
+  r.source = ResetOptions::Source::States;
+  std::vector<double> qa;
+  for (int w = 0; w < nw; ++w) qa.insert(qa.end(), q.begin(), q.end());
+  r.qpos = qa.data();
+  plain.reset(WorldSelection::all(), r);
+  dr.reset(WorldSelection::all(), r);
+  std::vector<double> g(3 * nw);
+  for (int w = 0; w < nw; ++w)
+    for (int k = 0; k < 3; ++k) g[3 * static_cast<std::size_t>(w) + k] = m.gravity[static_cast<std::size_t>(k)];
+  g[3 * 1 + 2] = 0.5 * m.gravity[2];  // world 1: half gravity
+  dr.set_world_params(WorldParam::Gravity, g.data());
+  EXPECT_EQ(dr.world_param_slots(), 1);  // world 2 gives the model's gravity: shares the model
+  EXPECT_EQ(dr.world_params(WorldParam::Gravity), g);
+  plain.step(N);
+  dr.step(N);
+  EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
+  EXPECT_TRUE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
+  // From rest: v_n = n h g and midpoint positions (the default), drop after N steps = g (N h)^2 / 2.
+  const double h = sc.dt;
+  for (int w : {0, 1}) {
+    const double gz = g[3 * static_cast<std::size_t>(w) + 2];
+    const double drop = dr.state().qpos.world_to_host(w)[2] - q[2];
+    EXPECT_NEAR(drop, gz * h * h * N * N / 2, 1e-9) << "world " << w;
+    EXPECT_NEAR(dr.state().qvel.world_to_host(w)[2], gz * h * N, 1e-9) << "world " << w;
+  }
+  double mass = 0;
+  for (int b = 1; b < m.nbody; ++b) mass += m.body_mass[static_cast<std::size_t>(b)];
+  const std::vector<WorldEnergy> e = dr.energy();
+  for (int w = 0; w < nw; ++w) {
+    const double z = dr.state().qpos.world_to_host(w)[2];
+    EXPECT_NEAR(e[static_cast<std::size_t>(w)].gravity, -mass * g[3 * static_cast<std::size_t>(w) + 2] * z,
+                1e-6 * mass)
+        << "world " << w;
+  }
+  // cleared: every world reads the model again
+  dr.clear_world_params();
+  EXPECT_EQ(dr.world_param_slots(), 0);
+  EXPECT_TRUE(dr.world_params(WorldParam::Gravity).empty());
+}
+
+// Mass scale on a PD-driven hinge: the implicit PD step v' = (I v + h Kp (q* - q)) /
+// (I + h Kd + h^2 Kp), q' = q + h (v + v') / 2 with I scaled by the world's factor predicts the response;
+// the other worlds are bit-identical to a simulator without parameters.
+TEST(Rollout, PerWorldMassScaleChangesThePdResponseAsPredicted) {
+  const double I = 0.02, kp = 4.0, kd = 0.1, target = 1.0;
+  const Scene sc = pd_hinge_scene(I, kp, kd);
+  const int nw = 3, N = 60;
+  Simulator plain(sc, opts(nw)), dr(sc, opts(nw));
+  const std::vector<double> scale{1.0, 4.0, 1.0};
+  dr.set_world_params(WorldParam::MassScale, scale.data());
+  EXPECT_EQ(dr.world_param_slots(), 1);
+  const std::vector<double> ctrl(nw, target);
+  plain.set_control(ctrl);
+  dr.set_control(ctrl);
+  const double h = sc.dt;
+  std::vector<double> qp(nw, 0.0), vp(nw, 0.0);
+  double max_err = 0;
+  for (int k = 0; k < N; ++k) {
+    plain.step();
+    dr.step();
+    for (int w = 0; w < nw; ++w) {
+      const std::size_t i = static_cast<std::size_t>(w);
+      const double Iw = scale[i] * I;
+      const double v1 = (Iw * vp[i] + h * kp * (target - qp[i])) / (Iw + h * kd + h * h * kp);
+      qp[i] += 0.5 * h * (vp[i] + v1);  // midpoint position integration (the default)
+      vp[i] = v1;
+      max_err = std::max(max_err, std::abs(dr.state().qpos.world_to_host(w)[0] - qp[i]));
+    }
+  }
+  EXPECT_LT(max_err, 1e-6);
+  EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
+  EXPECT_TRUE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
+  // the heavier world (omega = sqrt(Kp / 4I), half the frequency) is still overshooting at 0.6 s
+  EXPECT_GT(dr.state().qpos.world_to_host(1)[0], dr.state().qpos.world_to_host(0)[0] + 0.3);
+}
+
+// Every kind against a model scaled by hand: a world with parameters is bit-identical to the same
+// world of a simulator built from the scaled model (so kinematics, free motion, contact and PD
+// rows all read the world's values), the others to a simulator without parameters. box_stack_5
+// (contacts between free bodies) for mass and gravity, pd_arm (PD actuators, gravity) for gains.
+// On the CPU, on emulated GPU teams and on CUDA where a device is present.
+TEST(Rollout, PerWorldParamsEqualAModelScaledByHand) {
+  // CPU; CPU with emulated GPU teams of 8 lanes (the wrapper inside team kernels); CUDA if present.
+  struct Variant {
+    Backend backend;
+    int lanes;
+  };
+  std::vector<Variant> variants{{Backend::CPU, 0}, {Backend::CPU, 8}};
+  if (cuda_device_count() > 0) variants.push_back({Backend::CUDA, 0});
+  for (const Variant& var : variants) {
+    SCOPED_TRACE(std::string(var.backend == Backend::CUDA ? "CUDA" : "CPU") + " lanes " + std::to_string(var.lanes));
+    auto o = [&](int nw) {
+      SimulatorOptions so = opts(nw, var.backend);
+      so.emulated_lanes = var.lanes;
+      return so;
+    };
+    {
+      const Scene sc = scene_named("box_stack_5", 0.0, 0.0);
+      const int nw = 3, N = var.lanes > 0 ? 8 : 60;
+      const double grav[3] = {0.5, 0.0, -7.0};
+      Simulator plain(sc, o(nw)), dr(sc, o(nw)), heavy(scaled_scene(sc, 3.0, {1, 1, 1}, nullptr), o(nw)),
+          tilted(scaled_scene(sc, 1.0, {1, 1, 1}, grav), o(nw));
+      std::vector<double> ms{1.0, 3.0, 1.0}, g;
+      for (int w = 0; w < nw; ++w)
+        for (std::size_t k = 0; k < 3; ++k) g.push_back(w == 2 ? grav[k] : sc.model.gravity[k]);
+      dr.set_world_params(WorldParam::MassScale, ms.data());
+      dr.set_world_params(WorldParam::Gravity, g.data());
+      EXPECT_EQ(dr.world_param_slots(), 2);
+      for (Simulator* s : {&plain, &dr, &heavy, &tilted}) s->step(N);
+      EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
+      EXPECT_TRUE(bit_equal(world_state(heavy, 1), world_state(dr, 1)));
+      EXPECT_TRUE(bit_equal(world_state(tilted, 2), world_state(dr, 2)));
+      EXPECT_FALSE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
+    }
+    {
+      const Scene sc = scene_named("pd_arm");
+      const int nw = 3, N = var.lanes > 0 ? 20 : 200;
+      const std::array<double, 3> gains{2.0, 0.5, 1.5};
+      Simulator plain(sc, o(nw)), dr(sc, o(nw)), ref(scaled_scene(sc, 1.0, gains, nullptr), o(nw));
+      std::vector<double> gv(3 * nw, 1.0);
+      for (std::size_t k = 0; k < 3; ++k) gv[3 + k] = gains[k];
+      dr.set_world_params(WorldParam::ActuatorGainScale, gv.data());
+      for (Simulator* s : {&plain, &dr, &ref}) s->step(N);  // scene schedules drive the actuators
+      EXPECT_TRUE(bit_equal(world_state(plain, 0), world_state(dr, 0)));
+      EXPECT_TRUE(bit_equal(world_state(plain, 2), world_state(dr, 2)));
+      EXPECT_TRUE(bit_equal(world_state(ref, 1), world_state(dr, 1)));
+      EXPECT_FALSE(bit_equal(world_state(plain, 1), world_state(dr, 1)));
+    }
+  }
+}
+
+TEST(Rollout, WorldParamsValidation) {
   Simulator s(scene_named("pd_arm"), opts(2));
-  const std::vector<double> v(6, 1.0);
+  std::vector<double> v(6, 1.0);
+  EXPECT_THROW(s.set_world_params(WorldParam::MassScale, v.data(), Memory::Device), std::invalid_argument);
+  EXPECT_THROW(s.set_world_params(WorldParam::MassScale, nullptr), std::invalid_argument);
+  v[1] = 0.0;
   EXPECT_THROW(s.set_world_params(WorldParam::MassScale, v.data()), std::invalid_argument);
+  v[1] = -1.0;
+  EXPECT_THROW(s.set_world_params(WorldParam::ActuatorGainScale, v.data()), std::invalid_argument);
+  v[1] = std::nan("");
   EXPECT_THROW(s.set_world_params(WorldParam::Gravity, v.data()), std::invalid_argument);
+  EXPECT_EQ(s.world_param_slots(), 0);  // a rejected array changes nothing
+  v.assign(6, 1.0);
+  s.set_world_params(WorldParam::MassScale, v.data());  // all default: no slot
+  EXPECT_EQ(s.world_param_slots(), 0);
+  EXPECT_EQ(world_param_count(WorldParam::MassScale), 1);
+  EXPECT_EQ(world_param_count(WorldParam::ActuatorGainScale), 3);
 }

@@ -118,6 +118,45 @@ struct ModelView {
 #undef SAP_X
 };
 
+// Per-world model parameters (domain randomisation, Simulator::set_world_params): world w with
+// slot[w] >= 0 reads its body masses, inertias, actuator gains and gravity from the slot's rows;
+// worlds with slot -1 (default parameters) all read the shared ModelView. slot == nullptr: no
+// world has parameters of its own. Arrays on the model's backend, nslot rows each.
+struct WorldModelView {
+  const int* slot = nullptr;         // nworld
+  const double* mass = nullptr;      // nslot x nbody
+  const double* inertia = nullptr;   // nslot x 6 nbody
+  const double* kp = nullptr;        // nslot x nu
+  const double* kd = nullptr;        // nslot x nu
+  const double* gear = nullptr;      // nslot x nu
+  const double* gravity = nullptr;   // nslot x 3
+  // Points m at world w's parameters (no change for a default world).
+  SAP_HDI void apply(ModelView& m, int w) const {
+    const int s = slot[w];
+    if (s < 0) return;
+    m.body_mass = mass + static_cast<long long>(s) * m.nbody;
+    m.body_inertia = inertia + static_cast<long long>(s) * 6 * m.nbody;
+    m.actuator_kp = kp + static_cast<long long>(s) * m.nu;
+    m.actuator_kd = kd + static_cast<long long>(s) * m.nu;
+    m.actuator_gear = gear + static_cast<long long>(s) * m.nu;
+    for (int k = 0; k < 3; ++k) m.gravity[k] = gravity[3 * s + k];
+  }
+};
+
+// A kernel (a functor with a ModelView member m, called as f(world, i) or f(world, team)) that
+// runs with each world's own model parameters: a copy of the kernel per world with m re-pointed.
+template <class K>
+struct PerWorldModelKernel {
+  K k;
+  WorldModelView wm;
+  template <class A>
+  SAP_HD void operator()(int w, A&& a) const {
+    K kw = k;
+    wm.apply(kw.m, w);
+    kw(w, a);
+  }
+};
+
 // Host-side model. Built by ModelBuilder (scene_json, mjcf, urdf); validated at finalize.
 struct Model {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;

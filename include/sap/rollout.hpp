@@ -126,12 +126,17 @@ struct WorldEnergy {
 
 // Per-world physical parameters for domain randomisation. Each kind is a world-major array
 // (host or device) given to Simulator::set_world_params; a kind never set costs no per-world
-// memory (every world reads the model's value).
+// memory (every world reads the model's value). For the model kinds (mass, gains, gravity) only
+// the worlds whose values differ from the model's get a copy of their own (a slot); the worlds
+// with default values share the model.
 enum class WorldParam : int {
-  ContactScale = 0,  // 3 per world: factors on friction, contact stiffness, dissipation
+  ContactScale = 0,  // 3 per world: factors on friction, contact stiffness, dissipation (both the
+                     // SAP time scale tau_d and the Hunt-Crossley d, whichever the model uses)
   MassScale,         // 1 per world: factor on every body's mass and rotational inertia
-  ActuatorGainScale, // 2 per world: factors on every actuator's kp and kd
+  ActuatorGainScale, // 3 per world: factors on every actuator's kp, kd and gear
   Gravity,           // 3 per world: gravity vector (m/s^2)
 };
+// Values per world of a kind (3, 1, 3, 3).
+inline int world_param_count(WorldParam k) { return k == WorldParam::MassScale ? 1 : 3; }
 
 }  // namespace sap

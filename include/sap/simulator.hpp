@@ -108,9 +108,17 @@ class Simulator {
   // Per-world energy (host computation over a host copy of the state; a diagnostic).
   std::vector<WorldEnergy> energy();
   // Per-world parameters of one kind from a world-major array (host, or device for a CUDA
-  // simulator); see WorldParam for the per-world count. clear_world_params drops them all.
+  // simulator); see WorldParam for the per-world count (world_param_count). They persist across
+  // resets, snapshots and restores. Setting a model kind (mass, gains, gravity) reads the values
+  // on the host (a device array is copied back: a synchronising call, meant for episode starts,
+  // not the inner loop) and builds slots for the worlds whose values differ from the model's.
+  // clear_world_params drops them all. world_params(kind) returns the host copy (empty: not set;
+  // not for ContactScale).
   void set_world_params(WorldParam kind, const double* values, Memory memory = Memory::Host);
   void clear_world_params();
+  std::vector<double> world_params(WorldParam kind) const;
+  // Worlds that have model parameters of their own (the others share the model's).
+  int world_param_slots() const { return wp_nslot_; }
 
   double time() const { return time_; }
   // Sets the simulation time (the scene's control schedules are evaluated at it), e.g. to
@@ -174,9 +182,18 @@ class Simulator {
   BatchedArray<double> body_pos_, body_quat_, pose_scratch_, contact_force_;
   BatchedArray<int> contact_flag_;
   bool poses_valid_ = false, track_poses_ = false, track_contacts_ = false, capturing_ = false;
+  bool skip_contact_obs_ = false;                  // inside step(n) before its last step
   std::vector<int> last_failed_;                   // retry on: worlds whose last step still failed
   BatchedArray<double> contact_scale_;             // per-world contact parameter factors
   bool has_contact_scale_ = false;
+  // Per-world model parameters: host copies of the values of each kind set (empty: not set),
+  // and their slots on the backend (only worlds that differ from the model get one).
+  std::vector<double> wp_mass_, wp_gain_, wp_gravity_;
+  Buffer<int> wp_slot_;
+  Buffer<double> wp_data_;
+  int wp_nslot_ = 0;
+  void rebuild_world_model();
+  const std::vector<double>* world_param_host(WorldParam kind) const;
   std::unique_ptr<State> start_, trial_;           // start of the step being retried, its sub-steps
   std::vector<std::pair<long long, void*>> graphs_;  // (n, cudaGraphExec_t)
 };

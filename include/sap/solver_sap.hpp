@@ -67,6 +67,10 @@ class SolverSAP {
   // solver's backend, nullptr: all worlds). The other worlds keep their state and report
   // kStatusSkipped (used by the simulator's retry sub-steps). The pointer must stay valid.
   void set_active_worlds(const int* active) { active_ = active; }
+  // Per-world model parameters (masses, inertias, actuator gains, gravity; see WorldModelView),
+  // arrays on the solver's backend that must stay valid; a default view (slot null): none.
+  void set_world_model(const WorldModelView& wm);
+  const WorldModelView& world_model() const { return world_model_; }
   // Stage clocks on (default) or off (off while a CUDA graph is captured).
   void set_timing(bool on) { timing_ = on; }
   // Per-world status of the last step on the solver's backend (no copy, no sync).
@@ -106,6 +110,7 @@ class SolverSAP {
   Buffer<int> status_;
   Buffer<int> solve_ok_;  // per world: the reference linear solve succeeded (split Newton loop)
   std::unique_ptr<SolverLaunch> launch_;
+  WorldModelView world_model_;
   std::unique_ptr<StageClock> clock_;
   std::unique_ptr<RolloutLaunch> rollout_;
   const int* active_ = nullptr;

@@ -173,7 +173,8 @@ struct ContactScaleKernel {
     for (int c = 0; c < n; ++c) {
       contacts.friction(w)[c] *= s[0];
       for (int k = 0; k < 3; ++k) contacts.stiffness(w)[3 * c + k] *= s[1];
-      contacts.dissipation(w)[c] *= s[2];
+      contacts.dissipation(w)[c] *= s[2];     // tau_d (s), the SAP models
+      contacts.hc_dissipation(w)[c] *= s[2];  // d (s/m), the Hunt-Crossley models (similar, lagged)
     }
   }
 };
