@@ -81,16 +81,20 @@ __device__ __forceinline__ T shfl(unsigned mask, T x, int arg) {
 }
 }  // namespace cuda_detail
 
-// The threads acting for one world: one warp (team of 32: sync() is __syncwarp, reductions and
-// broadcasts are pure shuffles, no shared memory) or a whole block (team of 64, 96, ...:
-// __syncthreads and warp partials through shared memory). Same interface as CpuTeam/EmuTeam.
+// The threads acting for one world. kOneWarp (the team size is 32): one warp of a block that
+// holds several worlds; sync() is __syncwarp, reductions and broadcasts are pure shuffles (no
+// shared memory, no block barrier); rank and size are compile-time simple (lane id, 32), so the
+// lane-strided loops of the kernels stride by a constant. Otherwise the team is the whole block
+// (64, 96, ... threads): __syncthreads and warp partials through shared memory. Same interface
+// as CpuTeam/EmuTeam.
+template <bool kOneWarp>
 class CudaTeam {
  public:
-  __device__ CudaTeam(char* shmem, int rank, int size) : shmem_(shmem), rank_(rank), size_(size) {}
-  __device__ int rank() const { return rank_; }
-  __device__ int size() const { return size_; }
+  __device__ explicit CudaTeam(char* shmem) : shmem_(shmem) {}
+  __device__ int rank() const { return kOneWarp ? static_cast<int>(threadIdx.x & 31u) : static_cast<int>(threadIdx.x); }
+  __device__ int size() const { return kOneWarp ? 32 : static_cast<int>(blockDim.x); }
   __device__ void sync() const {
-    if (one_warp()) __syncwarp();
+    if (kOneWarp) __syncwarp();
     else __syncthreads();
   }
   __device__ char* shared_mem() const { return shmem_; }
@@ -106,10 +110,10 @@ class CudaTeam {
   // Every thread gets thread src's x (all threads call it with the same src).
   template <class T>
   __device__ T broadcast(T x, int src) const {
-    if (one_warp()) return cuda_detail::shfl<0>(warp_mask(), x, src);
+    if (kOneWarp) return cuda_detail::shfl<0>(0xffffffffu, x, src);
     __shared__ __align__(16) unsigned char slot_bytes[sizeof(T)];
     __syncthreads();  // a previous broadcast's readers are done
-    if (rank_ == src) memcpy(slot_bytes, &x, sizeof(T));
+    if (rank() == src) memcpy(slot_bytes, &x, sizeof(T));
     __syncthreads();
     T r;
     memcpy(&r, slot_bytes, sizeof(T));
@@ -126,10 +130,10 @@ class CudaTeam {
   }
 
  private:
-  __device__ bool one_warp() const { return size_ <= 32; }
   // The existing lanes of this thread's warp of the team (all 32 for a multiple of 32).
   __device__ unsigned warp_mask() const {
-    const int width = min(32, size_ - (rank_ & ~31));
+    if (kOneWarp) return 0xffffffffu;
+    const int width = min(32, size() - (rank() & ~31));
     return width == 32 ? 0xffffffffu : (1u << width) - 1u;
   }
 
@@ -139,19 +143,18 @@ class CudaTeam {
   // A partial last warp combines only its existing lanes (the shuffle mask names them).
   template <class S, class Op>
   __device__ S reduce(S x, Op op) const {
-    const int lane = rank_ & 31, warp = rank_ >> 5;
-    const int width = min(32, size_ - 32 * warp);
+    const int lane = rank() & 31, warp = rank() >> 5;
+    const int width = kOneWarp ? 32 : min(32, size() - 32 * warp);
     const unsigned mask = warp_mask();
     for (int off = 16; off > 0; off >>= 1) {
       const S y = __shfl_down_sync(mask, x, off);
       if (lane + off < width) x = op(x, y);
     }
-    if (one_warp()) return __shfl_sync(mask, x, 0);
-    // One slot per warp (up to 32 warps), typed storage for any trivially copyable S. Only a
-    // team of more than one warp gets here, and such a team has its block to itself.
+    if (kOneWarp) return __shfl_sync(mask, x, 0);
+    // One slot per warp (up to 32 warps), typed storage for any trivially copyable S.
     __shared__ __align__(16) unsigned char partial_bytes[32 * sizeof(S)];
     S* partial = reinterpret_cast<S*>(partial_bytes);
-    const int nwarp = (size_ + 31) >> 5;
+    const int nwarp = (size() + 31) >> 5;
     __syncthreads();  // the slots may still be read by a previous reduction
     if (lane == 0) partial[warp] = x;
     __syncthreads();
@@ -161,7 +164,6 @@ class CudaTeam {
     return r;
   }
   char* shmem_;
-  int rank_, size_;
 };
 
 template <class F>
@@ -171,19 +173,25 @@ __global__ void parallel_for_kernel(F f, int nworld, int n) {
   f(static_cast<int>(idx / n), static_cast<int>(idx % n));
 }
 
-// Block b runs worlds b * per_block ... (one team of team_size threads each); team t of the
-// block uses bytes [t * shmem_stride, (t + 1) * shmem_stride) of the dynamic shared memory. A
-// team past the last world leaves at once: with one-warp teams nothing waits for it (no block
-// barrier), and a larger team has its block to itself (per_block = 1), so never gets there.
+// One-warp teams: block b runs worlds b * (blockDim.x / 32) + t, t the warp of the block, and
+// warp t uses bytes [t * shmem_stride, (t + 1) * shmem_stride) of the dynamic shared memory. A
+// warp past the last world leaves at once: nothing waits for it (no block barrier).
 template <class F>
-__global__ void team_kernel(F f, int nworld, int team_size, int per_block, unsigned shmem_stride) {
+__global__ void team_kernel_warp(F f, int nworld, unsigned shmem_stride) {
   extern __shared__ __align__(16) char shmem[];  // 16-byte aligned, stride a multiple of 16
-  const int t = static_cast<int>(threadIdx.x) / team_size;
-  const int w = static_cast<int>(blockIdx.x) * per_block + t;
+  const int t = static_cast<int>(threadIdx.x >> 5);
+  const int w = static_cast<int>(blockIdx.x * (blockDim.x >> 5)) + t;
   if (w >= nworld) return;
-  CudaTeam team(shmem + static_cast<std::size_t>(t) * shmem_stride, static_cast<int>(threadIdx.x) - t * team_size,
-                team_size);
+  CudaTeam<true> team(shmem + static_cast<std::size_t>(t) * shmem_stride);
   f(w, team);
+}
+
+// Larger teams: a block per world.
+template <class F>
+__global__ void team_kernel(F f) {
+  extern __shared__ __align__(16) char shmem[];  // 16-byte aligned: any scalar or vector type
+  CudaTeam<false> team(shmem);
+  f(static_cast<int>(blockIdx.x), team);
 }
 
 template <class F>
@@ -205,13 +213,20 @@ void for_each_world_team(CudaExec& exec, int nworld, std::size_t shmem_bytes, co
     throw std::invalid_argument("for_each_world_team: " + std::to_string(shmem_bytes) + " bytes of shared memory per world (x" +
                                 std::to_string(per_block) + " worlds per block) exceed the device's " +
                                 std::to_string(exec.max_shared_per_block()));
-  if (block_bytes > 48 * 1024)
-    cuda_check(cudaFuncSetAttribute(team_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(block_bytes)),
-               "team shared memory opt-in");
   const unsigned blocks = static_cast<unsigned>((nworld + per_block - 1) / per_block);
-  team_kernel<<<blocks, team * per_block, block_bytes, exec.stream>>>(f, nworld, team, per_block,
-                                                                      static_cast<unsigned>(stride));
+  if (team == 32) {
+    if (block_bytes > 48 * 1024)
+      cuda_check(cudaFuncSetAttribute(team_kernel_warp<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(block_bytes)),
+                 "team shared memory opt-in");
+    team_kernel_warp<<<blocks, 32 * per_block, block_bytes, exec.stream>>>(f, nworld, static_cast<unsigned>(stride));
+  } else {
+    if (block_bytes > 48 * 1024)
+      cuda_check(cudaFuncSetAttribute(team_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(block_bytes)),
+                 "team shared memory opt-in");
+    team_kernel<<<blocks, team, block_bytes, exec.stream>>>(f);
+  }
   cuda_check(cudaGetLastError(), "for_each_world_team launch");
 }
 

@@ -85,12 +85,13 @@ def demangle(names):
 
 
 def short_name(d):
-    """team_kernel<sap::SapSolveKernel<double> > -> (SapSolveKernel<double>, team)."""
+    """team_kernel_warp<sap::SapSolveKernel<double> > -> (SapSolveKernel<double>, warp): one-warp
+    teams; team_kernel<...> -> (..., team): a block per world (team size 64, 96, ...)."""
     d = d.replace("(anonymous namespace)::", "")
-    m = re.match(r"void sap::(team_kernel|parallel_for_kernel)<sap::(.*)>\(.*", d)
+    m = re.match(r"void sap::(team_kernel_warp|team_kernel|parallel_for_kernel)<sap::(.*)>\(.*", d)
     if m:
         inner = m.group(2).strip()
-        return inner, "team" if m.group(1) == "team_kernel" else "flat"
+        return inner, {"team_kernel_warp": "warp", "team_kernel": "team"}.get(m.group(1), "flat")
     return re.sub(r"\(.*", "", d.replace("void ", "").replace("sap::", "")), "other"
 
 
@@ -135,13 +136,16 @@ def main():
     rows = []
     for mangled, d in zip(names, demangle(names)):
         name, kind = short_name(d)
+        # The launcher instantiates both team forms; report the one this team size runs.
+        if (kind == "warp" and a.lanes != 32) or (kind == "team" and a.lanes == 32):
+            continue
         u = usage[mangled]
-        per_block = a.worlds_per_block if a.lanes == 32 else 1
-        threads = a.lanes * per_block if kind == "team" else FLAT_THREADS
+        per_block = a.worlds_per_block if kind == "warp" else 1
+        threads = a.lanes * per_block if kind in ("warp", "team") else FLAT_THREADS
         blocks, warps, limiter = residency(u["regs"], u["smem"], threads)
-        worlds = blocks * per_block if kind == "team" else None
+        worlds = blocks * per_block if kind in ("warp", "team") else None
         rows.append((kind, name, u, threads, blocks, warps, worlds, limiter))
-    rows.sort(key=lambda r: (r[0] != "team", r[1]))
+    rows.sort(key=lambda r: (r[0] not in ("warp", "team"), r[1]))
     out = ["| kernel | launch | regs/thread | stack B | spill st/ld B | smem B | block | blocks/SM | warps/SM (of 64) | team worlds/SM | limited by |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for kind, name, u, threads, blocks, warps, worlds, limiter in rows:

@@ -43,7 +43,7 @@ struct EmuKernelStats {
   long long warp_syncs = 0;   // warp-level syncs (sync() of a team of <= 32 lanes), summed over worlds
   long long max_warp_syncs_per_world = 0;
   long long collectives = 0;  // warp collectives (reduce_*, broadcast, shfl_*), summed over worlds
-  bool team = false;  // launched as a team (block per world) rather than a flat grid
+  bool team = false;  // launched as a team (warp or block per world) rather than a flat grid
 };
 
 // Statistics shared by the emulated launches of one Context (thread-safe).
