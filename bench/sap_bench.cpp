@@ -318,13 +318,17 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   if (!r.emulation.empty()) {
     json e = json::array();
     for (const EmuKernelStats& k : r.emulation) {
-      const double per_world_step = r.emulated_world_steps > 0 ? double(k.barriers) / double(r.emulated_world_steps)
-                                                               : 0;
+      const auto per_world_step = [&](long long n) {
+        return r.emulated_world_steps > 0 ? double(n) / double(r.emulated_world_steps) : 0.0;
+      };
       e.push_back({{"kernel", k.kernel},
                    {"team", k.team},
                    {"launches", k.launches},
-                   {"block_barriers_per_world_step", per_world_step},
-                   {"max_block_barriers_per_world_launch", k.max_barriers_per_world}});
+                   {"block_barriers_per_world_step", per_world_step(k.barriers)},
+                   {"max_block_barriers_per_world_launch", k.max_barriers_per_world},
+                   {"warp_syncs_per_world_step", per_world_step(k.warp_syncs)},
+                   {"max_warp_syncs_per_world_launch", k.max_warp_syncs_per_world},
+                   {"warp_collectives_per_world_step", per_world_step(k.collectives)}});
     }
     j["emulation"] = e;
   }
@@ -471,16 +475,21 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   if (!scene.warnings.empty())
     std::printf("  scene notes   %zu (first: %s)\n", scene.warnings.size(), scene.warnings.front().c_str());
   if (rec.contains("emulation")) {
-    std::printf("  emulated      teams of %d lanes; block barriers per world-step (timed pass):\n", o.emulated_lanes);
-    double total = 0;
+    std::printf("  emulated      teams of %d lanes; per world-step (timed pass): block barriers, warp syncs, "
+                "warp collectives\n", o.emulated_lanes);
+    double total = 0, total_warp = 0, total_coll = 0;
     for (const auto& k : rec["emulation"]) {
       if (!k["team"].get<bool>()) continue;
       total += k["block_barriers_per_world_step"].get<double>();
-      std::printf("    %-40s %10.1f  (max %lld in one world-launch)\n", k["kernel"].get<std::string>().c_str(),
-                  k["block_barriers_per_world_step"].get<double>(),
-                  k["max_block_barriers_per_world_launch"].get<long long>());
+      total_warp += k["warp_syncs_per_world_step"].get<double>();
+      total_coll += k["warp_collectives_per_world_step"].get<double>();
+      std::printf("    %-40s %10.1f %10.1f %10.1f  (max %lld / %lld in one world-launch)\n",
+                  k["kernel"].get<std::string>().c_str(), k["block_barriers_per_world_step"].get<double>(),
+                  k["warp_syncs_per_world_step"].get<double>(), k["warp_collectives_per_world_step"].get<double>(),
+                  k["max_block_barriers_per_world_launch"].get<long long>(),
+                  k["max_warp_syncs_per_world_launch"].get<long long>());
     }
-    std::printf("    %-40s %10.1f\n", "total", total);
+    std::printf("    %-40s %10.1f %10.1f %10.1f\n", "total", total, total_warp, total_coll);
   }
 }
 

@@ -14,20 +14,22 @@
 
 namespace sap {
 
-void EmuRuntime::record(const std::string& kernel, bool team, long long worlds, long long barriers,
-                        long long max_barriers_per_world) {
+void EmuRuntime::record(const EmuKernelStats& l) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = std::find_if(stats_.begin(), stats_.end(), [&](const EmuKernelStats& s) { return s.kernel == kernel; });
+  auto it = std::find_if(stats_.begin(), stats_.end(), [&](const EmuKernelStats& s) { return s.kernel == l.kernel; });
   if (it == stats_.end()) {
     stats_.push_back({});
     it = stats_.end() - 1;
-    it->kernel = kernel;
+    it->kernel = l.kernel;
   }
-  it->team = team;
+  it->team = l.team;
   it->launches += 1;
-  it->worlds += worlds;
-  it->barriers += barriers;
-  it->max_barriers_per_world = std::max(it->max_barriers_per_world, max_barriers_per_world);
+  it->worlds += l.worlds;
+  it->barriers += l.barriers;
+  it->max_barriers_per_world = std::max(it->max_barriers_per_world, l.max_barriers_per_world);
+  it->warp_syncs += l.warp_syncs;
+  it->max_warp_syncs_per_world = std::max(it->max_warp_syncs_per_world, l.max_warp_syncs_per_world);
+  it->collectives += l.collectives;
 }
 
 std::vector<EmuKernelStats> EmuRuntime::stats() const {
@@ -71,6 +73,14 @@ std::string lane_set(const std::vector<int>& where, int what) {
   }
   return "{" + out + "}";
 }
+const char* kind_name(SyncKind k) {
+  switch (k) {
+    case SyncKind::kBlock: return "block barrier";
+    case SyncKind::kWarp: return "warp sync";
+    case SyncKind::kCollective: return "warp collective (shuffle/broadcast/reduction)";
+    default: return "collective's exchange";
+  }
+}
 }  // namespace
 
 struct TeamState::Impl {
@@ -80,8 +90,12 @@ struct TeamState::Impl {
   std::string kernel;
   double timeout_s = 0;
   int at_sync = 0, at_end = 0;
+  SyncKind pending_kind = SyncKind::kInternal;  // kind of the rendezvous the first arrived lane waits at
   long long generation = 0;
-  long long world_barriers = 0;  // barriers completed in the current world
+  long long world_barriers = 0;     // block barriers completed in the current world
+  long long world_warp_syncs = 0;   // warp syncs completed in the current world
+  long long world_collectives = 0;  // warp collectives started in the current world
+  long long rendezvous = 0;         // rendezvous of any kind in the current world (error messages)
   std::vector<int> where;        // LaneAt per lane
   bool failed = false;
   std::string error;
@@ -96,7 +110,7 @@ struct TeamState::Impl {
 
   std::string divergence(int world) const {
     return "world " + std::to_string(world) + ": divergent sync(): lanes " + lane_set(where, kAtSync) +
-           " wait at barrier #" + std::to_string(world_barriers + 1) + " of the world while lanes " +
+           " wait at barrier #" + std::to_string(rendezvous + 1) + " of the world while lanes " +
            lane_set(where, kAtEnd) + " have finished it";
   }
 
@@ -110,7 +124,7 @@ struct TeamState::Impl {
         std::fprintf(stderr,
                      "sap: emulated team kernel '%s' (%d lanes), world %d: barrier #%lld not completed within "
                      "%.0f s: lanes %s wait at sync(), lanes %s finished the world, lanes %s never arrived\n",
-                     kernel.c_str(), lanes, world, world_barriers + 1, timeout_s, lane_set(where, kAtSync).c_str(),
+                     kernel.c_str(), lanes, world, rendezvous + 1, timeout_s, lane_set(where, kAtSync).c_str(),
                      lane_set(where, kAtEnd).c_str(), lane_set(where, kRunning).c_str());
         std::abort();
       }
@@ -135,10 +149,20 @@ TeamState::~TeamState() = default;
 // A lane arrives at a barrier (kAtSync) or at the end of its world (kAtEnd). The barrier
 // completes when every lane has arrived at the same kind; arrivals of both kinds adding up to
 // the whole team mean a divergent barrier that can never complete.
-void TeamState::arrive(int lane, int world, int at) {
+void TeamState::arrive(int lane, int world, int at, SyncKind kind) {
   Impl& s = *impl_;
   std::unique_lock<std::mutex> lock(s.mutex);
   if (s.failed) throw Abort{};
+  if (at == kAtSync) {
+    // Lanes meeting at different kinds of rendezvous (a sync() against a shuffle) diverge.
+    if (s.at_sync == 0) s.pending_kind = kind;
+    else if (s.pending_kind != kind) {
+      s.fail_locked("world " + std::to_string(world) + ": divergent team operations: lane " + std::to_string(lane) +
+                    " reaches a " + kind_name(kind) + " while lanes " + lane_set(s.where, kAtSync) + " wait at a " +
+                    kind_name(s.pending_kind) + " (rendezvous #" + std::to_string(s.rendezvous + 1) + " of the world)");
+      throw Abort{};
+    }
+  }
   s.where[static_cast<std::size_t>(lane)] = at;
   ++(at == kAtSync ? s.at_sync : s.at_end);
   if (s.at_sync + s.at_end < s.lanes) {
@@ -150,12 +174,18 @@ void TeamState::arrive(int lane, int world, int at) {
     throw Abort{};
   }
   if (at == kAtSync) {
-    ++s.world_barriers;
+    ++s.rendezvous;
+    if (kind == SyncKind::kBlock) ++s.world_barriers;
+    else if (kind == SyncKind::kWarp) ++s.world_warp_syncs;
+    else if (kind == SyncKind::kCollective) ++s.world_collectives;
   } else {
     barriers_total_ += s.world_barriers;
     barriers_max_world_ = std::max(barriers_max_world_, s.world_barriers);
+    warp_syncs_total_ += s.world_warp_syncs;
+    warp_syncs_max_world_ = std::max(warp_syncs_max_world_, s.world_warp_syncs);
+    collectives_total_ += s.world_collectives;
     ++worlds_;
-    s.world_barriers = 0;
+    s.world_barriers = s.world_warp_syncs = s.world_collectives = s.rendezvous = 0;
   }
   s.at_sync = s.at_end = 0;
   ++s.generation;
@@ -163,9 +193,9 @@ void TeamState::arrive(int lane, int world, int at) {
   s.cv.notify_all();
 }
 
-void TeamState::sync(int lane, int world) { arrive(lane, world, kAtSync); }
+void TeamState::sync(int lane, int world, SyncKind kind) { arrive(lane, world, kAtSync, kind); }
 
-void TeamState::end_world(int lane, int world) { arrive(lane, world, kAtEnd); }
+void TeamState::end_world(int lane, int world) { arrive(lane, world, kAtEnd, SyncKind::kInternal); }
 
 void TeamState::fail(const std::string& why) {
   std::lock_guard<std::mutex> lock(impl_->mutex);

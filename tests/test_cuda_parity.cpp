@@ -1,7 +1,7 @@
 // CUDA backend against the fp64 CPU oracle, with tolerances a correct GPU can meet:
 // - one step from identical uploaded states (the initial state and one after warm-up): the
 //   velocities within the bound of backend_parity.hpp, derived from each solve's stopping test
-//   and the precision of the setup (the GPU contracts a*b+c into FMAs, reduces over 64 lanes
+//   and the precision of the setup (the GPU contracts a*b+c into FMAs, reduces over 32 lanes
 //   in another order and solves by columns, so bitwise equality is not expected); statuses and
 //   contact counts equal, Newton iteration counts within one;
 // - contact-free trajectories (smooth: no contact switching amplifies round-off), 100 steps,

@@ -200,25 +200,140 @@ struct CountingKernel {
   template <class Team>
   void operator()(int w, Team& team) const {
     for (int k = 0; k < w; ++k) team.sync();
-    (void)team.reduce_sum(1.0);  // three block barriers, as CudaTeam::reduce
+    (void)team.reduce_sum(1.0);  // one warp collective; three block barriers in a team of > 32 lanes
   }
 };
 
-TEST(EmulatedTeam, CountsBarriersPerKernel) {
-  EmuRuntime rt;
-  EmuExec e = exec_with(5);
-  e.runtime = &rt;
-  for_each_world_team(e, 4, 0, CountingKernel{});
-  std::atomic<int> hits{0};
-  parallel_for(e, 3, 4, [&](int, int) { ++hits; });
-  EXPECT_EQ(hits.load(), 12);
-  const std::vector<EmuKernelStats> s = rt.stats();
-  ASSERT_EQ(s.size(), 2u);
-  const EmuKernelStats& k = s[0].team ? s[0] : s[1];
-  EXPECT_NE(k.kernel.find("CountingKernel"), std::string::npos) << k.kernel;
-  EXPECT_EQ(k.worlds, 4);
-  EXPECT_EQ(k.barriers, (0 + 1 + 2 + 3) + 4 * 3);
-  EXPECT_EQ(k.max_barriers_per_world, 3 + 3);
+// A team of <= 32 lanes is one warp: its sync() is a warp sync and its reductions are shuffles
+// (no block barrier). A larger team's sync() is a block barrier and a reduction takes three.
+TEST(EmulatedTeam, CountsBarriersWarpSyncsAndCollectivesPerKernel) {
+  for (int n : {5, 32, 33, 64}) {
+    EmuRuntime rt;
+    EmuExec e = exec_with(n);
+    e.runtime = &rt;
+    for_each_world_team(e, 4, 0, CountingKernel{});
+    std::atomic<int> hits{0};
+    parallel_for(e, 3, 4, [&](int, int) { ++hits; });
+    EXPECT_EQ(hits.load(), 12);
+    const std::vector<EmuKernelStats> s = rt.stats();
+    ASSERT_EQ(s.size(), 2u);
+    const EmuKernelStats& k = s[0].team ? s[0] : s[1];
+    EXPECT_NE(k.kernel.find("CountingKernel"), std::string::npos) << k.kernel;
+    EXPECT_EQ(k.worlds, 4);
+    EXPECT_EQ(k.collectives, 4) << n;
+    if (n <= 32) {
+      EXPECT_EQ(k.barriers, 0) << n;
+      EXPECT_EQ(k.max_barriers_per_world, 0) << n;
+      EXPECT_EQ(k.warp_syncs, 0 + 1 + 2 + 3) << n;
+      EXPECT_EQ(k.max_warp_syncs_per_world, 3) << n;
+    } else {
+      EXPECT_EQ(k.barriers, (0 + 1 + 2 + 3) + 4 * 3) << n;
+      EXPECT_EQ(k.max_barriers_per_world, 3 + 3) << n;
+      EXPECT_EQ(k.warp_syncs, 0) << n;
+    }
+  }
+}
+
+// A 12-byte value: broadcast and shuffles move any trivially copyable type (CUDA: word by word).
+struct Triple {
+  float a;
+  int b;
+  float c;
+};
+
+struct ShuffleKernel {
+  const double* in;  // lanes values
+  int lanes;
+  double* bcast;     // nworld x lanes x 3 (sources 0, lanes / 2, lanes - 1)
+  Triple* tbcast;    // nworld x lanes (source lanes - 1)
+  double* down;      // nworld x lanes x 3 (offsets 1, 5, 16)
+  double* xr;        // nworld x lanes x 3 (masks 1, 7, 16)
+  template <class Team>
+  void operator()(int w, Team& team) const {
+    const int r = team.rank(), n = team.size();
+    const double x = in[r] * (w + 1);
+    const std::size_t i = static_cast<std::size_t>(w * lanes + r);
+    const int srcs[3] = {0, n / 2, n - 1}, offs[3] = {1, 5, 16}, masks[3] = {1, 7, 16};
+    for (int k = 0; k < 3; ++k) bcast[3 * i + k] = team.broadcast(x, srcs[k]);
+    tbcast[i] = team.broadcast(Triple{static_cast<float>(x), 1000 * w + r, -static_cast<float>(r)}, n - 1);
+    for (int k = 0; k < 3; ++k) down[3 * i + k] = team.shfl_down(x, offs[k]);
+    for (int k = 0; k < 3; ++k) xr[3 * i + k] = team.shfl_xor(x, masks[k]);
+  }
+};
+
+// Written out independently: __shfl_down_sync / __shfl_xor_sync within each warp of 32 (width
+// the warp's existing lanes), the caller's own value when the source lane is outside its warp.
+double shfl_expect(const std::vector<double>& x, int l, int src_in_warp) {
+  const int n = static_cast<int>(x.size()), base = l - l % 32, width = std::min(32, n - base);
+  return src_in_warp >= 0 && src_in_warp < width ? x[static_cast<std::size_t>(base + src_in_warp)]
+                                                  : x[static_cast<std::size_t>(l)];
+}
+
+TEST(EmulatedTeam, BroadcastAndShufflesMatchAnIndependentOrderOnEveryLane) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int n : kLanes) {
+    std::vector<double> in(static_cast<std::size_t>(n));
+    for (double& x : in) x = u(rng);
+    const int nworld = 3;
+    const std::size_t total = static_cast<std::size_t>(nworld * n);
+    std::vector<double> bcast(3 * total), down(3 * total), xr(3 * total);
+    std::vector<Triple> tb(total);
+    EmuRuntime rt;
+    EmuExec e = exec_with(n);
+    e.runtime = &rt;
+    for_each_world_team(e, nworld, 0, ShuffleKernel{in.data(), n, bcast.data(), tb.data(), down.data(), xr.data()});
+    for (int w = 0; w < nworld; ++w) {
+      std::vector<double> xs(in);
+      for (double& x : xs) x *= (w + 1);
+      const int srcs[3] = {0, n / 2, n - 1}, offs[3] = {1, 5, 16}, masks[3] = {1, 7, 16};
+      for (int l = 0; l < n; ++l) {
+        const std::size_t i = static_cast<std::size_t>(w * n + l);
+        for (int k = 0; k < 3; ++k) {
+          EXPECT_EQ(bcast[3 * i + k], xs[static_cast<std::size_t>(srcs[k])]) << "lanes " << n << " lane " << l;
+          EXPECT_EQ(down[3 * i + k], shfl_expect(xs, l, l % 32 + offs[k])) << "lanes " << n << " lane " << l;
+          EXPECT_EQ(xr[3 * i + k], shfl_expect(xs, l, (l % 32) ^ masks[k])) << "lanes " << n << " lane " << l;
+        }
+        EXPECT_EQ(tb[i].a, static_cast<float>(xs[static_cast<std::size_t>(n - 1)]));
+        EXPECT_EQ(tb[i].b, 1000 * w + n - 1);
+        EXPECT_EQ(tb[i].c, -static_cast<float>(n - 1));
+      }
+    }
+    // 4 broadcasts and 6 shuffles per world: one collective each; a team of more than one warp
+    // broadcasts through shared memory between two block barriers, shuffles stay in the warp.
+    const EmuKernelStats k = rt.stats()[0];
+    EXPECT_EQ(k.collectives, 10 * nworld) << n;
+    EXPECT_EQ(k.barriers, n <= 32 ? 0 : 4 * 2 * nworld) << n;
+    EXPECT_EQ(k.warp_syncs, 0) << n;
+  }
+  // The one-lane CPU team: the source is the lane itself, every shuffle source is outside.
+  CpuTeam cpu(nullptr);
+  const std::vector<double> one = {0.25};
+  std::vector<double> b(3), d(3), x(3);
+  std::vector<Triple> t(1);
+  ShuffleKernel{one.data(), 1, b.data(), t.data(), d.data(), x.data()}(0, cpu);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(b[static_cast<std::size_t>(k)], 0.25);
+    EXPECT_EQ(d[static_cast<std::size_t>(k)], 0.25);
+    EXPECT_EQ(x[static_cast<std::size_t>(k)], 0.25);
+  }
+}
+
+// Lanes meeting at different kinds of team operation (a sync() against a shuffle) diverge.
+struct MixedOpsKernel {
+  template <class Team>
+  void operator()(int, Team& team) const {
+    if (team.rank() == 0) team.sync();
+    else (void)team.shfl_down(1.0, 1);
+  }
+};
+
+TEST(EmulatedTeam, DifferentTeamOperationsAreDivergent) {
+  for (int n : {2, 32, 64}) {
+    const std::string e = launch_error(n, MixedOpsKernel{});
+    EXPECT_NE(e.find("MixedOpsKernel"), std::string::npos) << e;
+    EXPECT_NE(e.find("divergent team operations"), std::string::npos) << e;
+  }
 }
 
 // The Cholesky factor and solve with N lanes (column form) against one lane (row form) on

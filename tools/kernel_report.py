@@ -4,12 +4,15 @@
 For each kernel of the CUDA build: registers per thread, stack frame, spill stores/loads and
 static shared memory, from ptxas (the .cu files are recompiled with -Xptxas -v using the
 build's own compile commands), and the resulting residency on an H100 (SM 9.0: 64K registers,
-2048 threads, 32 blocks, 228 KB shared memory per SM) at the block size the launcher uses.
-Then, from the emulated-team executor (sap_bench --emulated-lanes), block barriers per
-world-step per team kernel for a scene (default: the humanoid).
+2048 threads, 32 blocks, 228 KB shared memory per SM) at the block size the launcher uses
+(team kernels: CudaExec's team size times its worlds per block; flat kernels: 128 threads).
+Then, from the emulated-team executor (sap_bench --emulated-lanes), per world-step and team
+kernel for a scene (default: the humanoid): block barriers (__syncthreads), warp syncs
+(__syncwarp: sync() of a one-warp team) and warp collectives (reductions, broadcasts, shuffles).
 
   tools/kernel_report.py [--build build] [--scene scenes/humanoid.json] [--worlds 2]
-                         [--steps 100] [--lanes 64] [--markdown OUT]
+                         [--steps 100] [--lanes 32] [--worlds-per-block 2] [--skip-barriers]
+                         [--markdown OUT]
 """
 import argparse
 import json
@@ -27,7 +30,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SM_REGS, SM_THREADS, SM_BLOCKS, SM_SMEM = 65536, 2048, 32, 228 * 1024
 SMEM_RESERVED_PER_BLOCK = 1024
 REG_ALLOC_UNIT = 256  # registers, allocated per warp
-TEAM_THREADS, FLAT_THREADS = 64, 128  # CudaExec's default team size, parallel_for's block
+# CudaExec's defaults (cuda/launch_cuda.cuh): a team of 32 threads (one warp per world), 2 such
+# worlds per block; parallel_for's block.
+TEAM_THREADS, TEAM_WORLDS_PER_BLOCK, FLAT_THREADS = 32, 2, 128
 
 
 def ptxas_usage(build):
@@ -80,12 +85,13 @@ def demangle(names):
 
 
 def short_name(d):
-    """team_kernel<sap::SapSolveKernel<double> > -> (SapSolveKernel<double>, team)."""
+    """team_kernel_warp<sap::SapSolveKernel<double> > -> (SapSolveKernel<double>, warp): one-warp
+    teams; team_kernel<...> -> (..., team): a block per world (team size 64, 96, ...)."""
     d = d.replace("(anonymous namespace)::", "")
-    m = re.match(r"void sap::(team_kernel|parallel_for_kernel)<sap::(.*)>\(.*", d)
+    m = re.match(r"void sap::(team_kernel_warp|team_kernel|parallel_for_kernel)<sap::(.*)>\(.*", d)
     if m:
         inner = m.group(2).strip()
-        return inner, "team" if m.group(1) == "team_kernel" else "flat"
+        return inner, {"team_kernel_warp": "warp", "team_kernel": "team"}.get(m.group(1), "flat")
     return re.sub(r"\(.*", "", d.replace("void ", "").replace("sap::", "")), "other"
 
 
@@ -118,7 +124,9 @@ def main():
     ap.add_argument("--scene", default=os.path.join(ROOT, "scenes", "humanoid.json"))
     ap.add_argument("--worlds", type=int, default=2)
     ap.add_argument("--steps", type=int, default=100)
-    ap.add_argument("--lanes", type=int, default=TEAM_THREADS)
+    ap.add_argument("--lanes", type=int, default=TEAM_THREADS, help="team size (threads per world)")
+    ap.add_argument("--worlds-per-block", type=int, default=TEAM_WORLDS_PER_BLOCK,
+                    help="one-warp teams per block (team size 32 only)")
     ap.add_argument("--skip-barriers", action="store_true", help="only the ptxas table")
     ap.add_argument("--markdown", help="also write the tables to this file")
     a = ap.parse_args()
@@ -128,31 +136,42 @@ def main():
     rows = []
     for mangled, d in zip(names, demangle(names)):
         name, kind = short_name(d)
+        # The launcher instantiates both team forms; report the one this team size runs.
+        if (kind == "warp" and a.lanes != 32) or (kind == "team" and a.lanes == 32):
+            continue
         u = usage[mangled]
-        threads = TEAM_THREADS if kind == "team" else FLAT_THREADS
+        per_block = a.worlds_per_block if kind == "warp" else 1
+        threads = a.lanes * per_block if kind in ("warp", "team") else FLAT_THREADS
         blocks, warps, limiter = residency(u["regs"], u["smem"], threads)
-        rows.append((kind, name, u, threads, blocks, warps, limiter))
-    rows.sort(key=lambda r: (r[0] != "team", r[1]))
-    out = ["| kernel | launch | regs/thread | stack B | spill st/ld B | smem B | block | blocks/SM | warps/SM (of 64) | limited by |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
-    for kind, name, u, threads, blocks, warps, limiter in rows:
-        out.append("| `%s` | %s | %d | %d | %d/%d | %d | %d | %d | %d | %s |" % (
-            name, kind, u["regs"], u["stack"], u["spill_st"], u["spill_ld"], u["smem"], threads, blocks, warps, limiter))
+        worlds = blocks * per_block if kind in ("warp", "team") else None
+        rows.append((kind, name, u, threads, blocks, warps, worlds, limiter))
+    rows.sort(key=lambda r: (r[0] not in ("warp", "team"), r[1]))
+    out = ["| kernel | launch | regs/thread | stack B | spill st/ld B | smem B | block | blocks/SM | warps/SM (of 64) | team worlds/SM | limited by |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for kind, name, u, threads, blocks, warps, worlds, limiter in rows:
+        out.append("| `%s` | %s | %d | %d | %d/%d | %d | %d | %d | %d | %s | %s |" % (
+            name, kind, u["regs"], u["stack"], u["spill_st"], u["spill_ld"], u["smem"], threads, blocks, warps,
+            "-" if worlds is None else str(worlds), limiter))
     text = "Kernel resources (ptxas -v, %s) and H100 residency:\n\n" % (rows[0][2]["arch"] if rows else "?")
     text += "\n".join(out) + "\n"
     if not a.skip_barriers:
         cmd, emu = barrier_counts(a.build, a.scene, a.worlds, a.steps, a.lanes)
-        text += "\nBlock barriers per world-step (emulated teams of %d lanes; `%s`):\n\n" % (
+        text += ("\nPer world-step (emulated teams of %d lanes; `%s`): block barriers (__syncthreads), "
+                 "warp syncs (__syncwarp) and warp collectives (reduce/broadcast/shuffle calls):\n\n") % (
             a.lanes, " ".join(os.path.relpath(c, ROOT) if os.path.isabs(c) else c for c in cmd[:-3]))
-        text += "| team kernel | barriers per world-step | max in one world-launch |\n|---|---|---|\n"
-        total = 0.0
+        text += ("| team kernel | block barriers | warp syncs | warp collectives | max block barriers in one world-launch "
+                 "| max warp syncs in one world-launch |\n|---|---|---|---|---|---|\n")
+        tb = tw = tc = 0.0
         for k in emu:
             if not k["team"]:
                 continue
-            total += k["block_barriers_per_world_step"]
-            text += "| `%s` | %.1f | %d |\n" % (k["kernel"].replace("sap::", ""), k["block_barriers_per_world_step"],
-                                               k["max_block_barriers_per_world_launch"])
-        text += "| total | %.1f | |\n" % total
+            b, w, c = (k["block_barriers_per_world_step"], k.get("warp_syncs_per_world_step", 0.0),
+                       k.get("warp_collectives_per_world_step", 0.0))
+            tb, tw, tc = tb + b, tw + w, tc + c
+            text += "| `%s` | %.1f | %.1f | %.1f | %d | %d |\n" % (
+                k["kernel"].replace("sap::", ""), b, w, c, k["max_block_barriers_per_world_launch"],
+                k.get("max_warp_syncs_per_world_launch", 0))
+        text += "| total | %.1f | %.1f | %.1f | | |\n" % (tb, tw, tc)
     print(text)
     if a.markdown:
         with open(a.markdown, "w") as f:

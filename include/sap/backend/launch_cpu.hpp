@@ -26,6 +26,19 @@ class CpuTeam {
   S reduce_max(S x) const {
     return x;
   }
+  // One lane: the source is this lane, a shuffle's source lane is outside the (one-lane) warp.
+  template <class T>
+  T broadcast(T x, int /*src*/) const {
+    return x;
+  }
+  template <class T>
+  T shfl_down(T x, int /*off*/) const {
+    return x;
+  }
+  template <class T>
+  T shfl_xor(T x, int /*mask*/) const {
+    return x;
+  }
 
  private:
   char* shmem_;
