@@ -24,6 +24,7 @@ inline const std::vector<std::string> kSceneCases = {"pendulum",
                                                      "box_stack_5",
                                                      "franka_cube",
                                                      "sphere_pile",
+                                                     "constrained_mechanisms",
                                                      "humanoid",
                                                      "g1",
                                                      "panda"};

@@ -515,3 +515,51 @@ TEST(HolonomicPhysics, InactiveEqualityIsIgnored) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------------------------
+// The JSON scene with a tendon, a coupler, a connect and a weld (scenes/constrained_mechanisms.json):
+// every constraint holds while the mechanisms move.
+#include "sap/simulator.hpp"
+
+namespace {
+TEST(HolonomicScene, ConstrainedMechanismsHoldTheirConstraints) {
+  const Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/constrained_mechanisms.json");
+  const Model& m = scene.model;
+  ASSERT_EQ(m.ntendon, 1);
+  ASSERT_EQ(m.neq, 3);
+  SimulatorOptions o;
+  o.nworld = 1;
+  o.backend = Backend::CPU;
+  Simulator sim(scene, o);
+  auto qa = [&](const std::vector<double>& q, const char* j) {
+    return q[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(m.joint_id(j))])];
+  };
+  const std::vector<double> q0 = sim.state().qpos.world_to_host(0);
+  const int box = m.joint_id("box_free");
+  const std::size_t bq = static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(box)]);
+  double worst_mirror = 0, worst_loop = 0, lowest_tendon = 0, box_travel = 0, worst_weld = 0;
+  for (int k = 0; k < 1000; ++k) {
+    sim.step();
+    const std::vector<double> q = sim.state().qpos.world_to_host(0);
+    worst_mirror = std::max(worst_mirror, std::abs(qa(q, "hinge_b") + qa(q, "hinge_a")));
+    // Parallelogram: rocker = crank, coupler = -crank.
+    worst_loop = std::max({worst_loop, std::abs(qa(q, "rocker_hinge") - qa(q, "crank_hinge")),
+                           std::abs(qa(q, "coupler_hinge") + qa(q, "crank_hinge"))});
+    lowest_tendon = std::min(lowest_tendon, qa(q, "shoulder") + qa(q, "elbow"));
+    // The box stays at the pendulum's tip: 0.43 m below the hinge at (0, 2, 1.2) along the rod,
+    // which rotates by theta about x.
+    const double th = qa(q, "pendulum_hinge");
+    const double ex = 0, ey = 2 + 0.43 * std::sin(th), ez = 1.2 - 0.43 * std::cos(th);
+    worst_weld = std::max(worst_weld, std::hypot(q[bq] - ex, q[bq + 1] - ey, q[bq + 2] - ez));
+    box_travel = std::max(box_travel, std::hypot(q[bq + 1] - q0[bq + 1], q[bq + 2] - q0[bq + 2]));
+  }
+  EXPECT_LT(worst_mirror, 1e-3);
+  EXPECT_LT(worst_loop, 5e-3);
+  // The near-rigid limit row lets the swinging chain (about 3 rad/s at impact) overshoot by a
+  // couple of steps' travel, as a joint limit does.
+  EXPECT_GT(lowest_tendon, -0.6 - 2e-2);
+  EXPECT_LT(lowest_tendon, -0.55);  // it reaches the limit
+  EXPECT_GT(box_travel, 0.03);      // the box is carried ...
+  EXPECT_LT(worst_weld, 5e-3);      // ... at the tip
+}
+}  // namespace
