@@ -1418,10 +1418,6 @@ class MjcfImporter {
                          std::to_string(b[1]) + ", " + std::to_string(b[2]) + ") with biastype '" + a.biastype +
                          "' is neither a motor, a position servo (biasprm = 0, -kp, -kv) nor a velocity servo");
     }
-    if (tendon >= 0 && s.type != kActMotor) {
-      unsupported(n, "servo on a tendon", label + ": position/velocity servos act on joints only (motors on tendons are supported)");
-      return;
-    }
     if (s.type != kActMotor && a.gear != 1)
       fail(where(n), label + ": gear " + std::to_string(a.gear) +
                          " on a position/velocity servo is not supported (gear must be 1)");

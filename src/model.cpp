@@ -172,8 +172,6 @@ void Model::validate() const {
     }
     const int t = ati(actuator_tendonid, u);
     if (t < -1 || t >= ntendon) fail(quoted(actuator_names, u, "actuator") + ": tendon out of range");
-    if (t >= 0 && ati(actuator_type, u) != kActMotor)
-      fail(quoted(actuator_names, u, "actuator") + ": only motor actuators act through a tendon");
   }
   auto one_dof = [&](int j) {
     return j >= 0 && j < njnt && (ati(jnt_type, j) == kJointHinge || ati(jnt_type, j) == kJointSlide);

@@ -416,8 +416,12 @@ Model ModelBuilder::finalize() const {
     if (a.tendon >= 0) {
       if (a.tendon >= m.ntendon)
         throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) + " out of range");
-      if (a.type != kActMotor)
-        throw std::runtime_error("actuator '" + a.name + "': only motor actuators may act through a tendon");
+      if (a.type < kActMotor || a.type > kActPD)
+        throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
+      if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
+        throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
+      if (a.type == kActVelocity && !(a.kd > 0))
+        throw std::runtime_error("actuator '" + a.name + "': a velocity actuator needs kd > 0");
       m.actuator_names.push_back(a.name);
       m.actuator_type.push_back(a.type);
       m.actuator_dofadr.push_back(

@@ -39,9 +39,13 @@ enum PdParam : int {
   kPdEffortHi,
   kNumPdParams
 };
-// hol_param: one holonomic row (docs/sap-math.md §12): regularisation R, bias v_hat, impulse
-// bounds [lo, hi] (lo = 0, hi = +inf for one-sided limits; -inf, +inf for equalities).
-enum HolonomicParam : int { kHolR = 0, kHolVhat, kHolLo, kHolHi, kNumHolonomicParams };
+// hol_param: one holonomic row (docs/sap-math.md §12), of kind kHolKind:
+//   kHolKindBox: regularisation R, bias v_hat, impulse bounds [lo, hi] (lo = 0, hi = +inf for
+//                one-sided limits; -inf, +inf for equalities);
+//   kHolKindPd:  an implicit PD servo on the row's coordinate (a tendon length): the PdParam
+//                values in slots kHolPd + PdParam (docs/sap-math.md §5 with vc = J v).
+enum HolonomicParam : int { kHolKind = 0, kHolR, kHolVhat, kHolLo, kHolHi, kHolPd = 1, kNumHolonomicParams = 1 + 8 };
+enum HolonomicKind : int { kHolKindBox = 0, kHolKindPd = 1 };
 // newton_real / newton_int: the Newton loop's state between the launches of the split path.
 enum NewtonRealSlot : int { kIterCost = 0, kIterCostPrev, kIterAlpha, kIterRowsCost, kNumNewtonReal };
 enum NewtonIntSlot : int { kIterK = 0, kIterLineSearchTotal, kIterFlags, kIterExitReason, kIterPhase, kNumNewtonInt };

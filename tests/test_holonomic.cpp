@@ -344,6 +344,8 @@ double objective(Runner& run, const Eigen::VectorXd& v, Eigen::VectorXd* grad, E
   return 0.5 * u.dot(Au) + rows.cost;
 }
 
+Model tendon_servo(double kp, double kv);
+
 void check_objective(const Model& m, const std::vector<double>& q0, const char* preset, unsigned seed) {
   Runner run(m, opts(preset));
   run.set(q0, std::vector<double>(static_cast<std::size_t>(m.nv), 0.0));
@@ -382,6 +384,7 @@ TEST(HolonomicObjective, EachConstraintMatchesFiniteDifferences) {
     check_objective(two_chains(kEqConnect), {0.2, -0.3, 0.4, 0.1, -0.2}, preset, 5);
     check_objective(two_chains(kEqWeld), {0.1, -0.1, 0.2, 0.05, -0.1}, preset, 6);
     check_objective(welded_free_body(2.0, {0, 0}), {0.2, -0.1, 1.01, 1, 0, 0, 0}, preset, 7);
+    check_objective(tendon_servo(50, 5), {0.3, -0.4}, preset, 8);  // PD kind of row
   }
 }
 
@@ -492,6 +495,46 @@ TEST(HolonomicPhysics, WeldHoldsBodyWithinPredictedCompliance) {
     EXPECT_NEAR(q[1], -0.1, 1e-12);
     EXPECT_LT(std::abs(v[2]), 1e-6);
   }
+}
+
+// A position servo on a tendon (implicit PD on L = q1 + 0.5 q2, no gravity, no load) brings the
+// tendon length to its target and leaves the null-space coordinate q1 - 2 q2 where it was.
+Model tendon_servo(double kp, double kv) {
+  ModelBuilder b;
+  b.set_gravity({0, 0, 0});
+  add_link(b, 0, {0, 0, 0}, {0, 0.3, 0}, {1, 0, 0}, 1.0);
+  add_link(b, 0, {1, 0, 0}, {0, 0.2, 0}, {1, 0, 0}, 2.0);
+  TendonSpec t;
+  t.name = "t";
+  t.joints = {{0, 1.0}, {1, 0.5}};
+  b.add_tendon(t);
+  ActuatorSpec a;
+  a.name = "servo";
+  a.type = kActPosition;
+  a.tendon = 0;
+  a.kp = kp;
+  a.kd = kv;
+  b.add_actuator(a);
+  return b.finalize();
+}
+
+TEST(HolonomicPhysics, PositionServoOnTendonReachesTarget) {
+  const double target = 0.4, h = 1e-3;
+  Runner run(tendon_servo(50, 5), opts());
+  const double ctrl = target;
+  run.control.ctrl.world_from_host(0, &ctrl);
+  run.set({0.1, -0.2}, {0, 0});
+  for (int i = 0; i < 20000; ++i) run.step(h);
+  const std::vector<double> q = run.q(), v = run.v();
+  EXPECT_NEAR(q[0] + 0.5 * q[1], target, 1e-9);
+  EXPECT_LT(std::abs(v[0]) + std::abs(v[1]), 1e-9);
+  ASSERT_EQ(run.nhol(), 1);
+  EXPECT_EQ(run.param(0, kHolKind), double(kHolKindPd));
+  // The servo's generalized impulse is J_t^T gamma = (gamma, 0.5 gamma) and M is diagonal (two
+  // arms on the world), so from rest q1 and q2 move in the ratio (1/M11) : (0.5/M22).
+  const double M11 = 1.0 * 0.09 + 0.01, M22 = 2.0 * 0.04 + 0.01;
+  const double dq1 = q[0] - 0.1, dq2 = q[1] + 0.2;
+  EXPECT_NEAR(dq1 * 0.5 / M22, dq2 * 1.0 / M11, 1e-9);
 }
 
 // Inactive equalities produce no rows.

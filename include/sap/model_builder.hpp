@@ -84,7 +84,7 @@ struct ActuatorSpec {
   std::string name;
   int type = kActMotor;
   int joint = -1;   // 1-dof joint (hinge/slide) it acts on
-  int tendon = -1;  // or the fixed tendon it acts on (motor only): force gear * ctrl along L
+  int tendon = -1;  // or the fixed tendon it acts on: force F along L, J_t^T F on the dofs
   double gear = 1, kp = 0, kd = 0;
   bool ctrllimited = false;
   std::array<double, 2> ctrlrange{0, 0};

@@ -258,6 +258,7 @@ struct ConstraintSetupKernel {
     for (int u = 0; u < m.nu; ++u) {
       const int type = m.actuator_type[u];
       if (type == kActMotor) continue;
+      if (m.actuator_tendonid[u] >= 0) continue;  // servos on tendons: holonomic rows (setup_holonomic)
       const int dof = m.actuator_dofadr[u];
       const double g = m.actuator_gear[u];
       double ctrl = control.ctrl(w)[u];
@@ -292,6 +293,7 @@ struct ConstraintSetupKernel {
   // Stores row n's parameters. Returns n + 1.
   SAP_HD int put_holonomic_params(int w, int n, double R, double v_hat, double lo, double hi) const {
     double* hp = s.hol_param(w) + kNumHolonomicParams * n;
+    hp[kHolKind] = kHolKindBox;
     hp[kHolR] = R;
     hp[kHolVhat] = v_hat;
     hp[kHolLo] = lo;
@@ -478,6 +480,46 @@ struct ConstraintSetupKernel {
       const double R = holonomic_compliance<double>(R_c, tau_d, h, beta, wgt, &tau);
       for (int k = 0; k < nk; ++k) put_holonomic_params(w, n + k, R, -g[k] / (h + tau), -inf, inf);
       n += nk;
+    }
+    // Servos on fixed tendons: the PD row of setup_pd on the tendon length L = J_t q, vc = J_t v;
+    // the gain clamp uses the tendon's effective mass 1/w, w = sum c^2 / A_jj.
+    for (int u = 0; u < m.nu && n < cap; ++u) {
+      const int t = m.actuator_tendonid[u], type = m.actuator_type[u];
+      if (t < 0 || type == kActMotor) continue;
+      const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+      double L = 0, wgt = 0;
+      s.hol_jac_n(w)[n] = 0;
+      for (int k = adr; k < adr + num; ++k) {
+        const int j = m.wrap_jntid[k], dof = m.jnt_dofadr[j];
+        const double c = m.wrap_coef[k];
+        L += c * qpos[m.jnt_qposadr[j]];
+        wgt += c * c / A[dof * ld + dof];
+        insert_holonomic_entry(w, n, dof, c);
+      }
+      const double g = m.actuator_gear[u];
+      double ctrl = control.ctrl(w)[u];
+      if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
+      double Kp = type == kActVelocity ? 0.0 : g * g * m.actuator_kp[u];
+      double Kd = g * g * m.actuator_kd[u];
+      pd_near_rigid_clamp<double>(h, p.config.pd_near_rigid_threshold, 1.0 / wgt, &Kp, &Kd);
+      double e_lo = -1e300, e_hi = 1e300;
+      if (m.actuator_forcelimited[u]) {
+        const double a = g * m.actuator_forcerange[2 * u], b = g * m.actuator_forcerange[2 * u + 1];
+        e_lo = min_(a, b);
+        e_hi = max_(a, b);
+      }
+      double* hp = s.hol_param(w) + kNumHolonomicParams * n;
+      hp[kHolKind] = kHolKindPd;
+      double* pp = hp + kHolPd;
+      pp[kPdKp] = Kp;
+      pp[kPdKd] = Kd;
+      pp[kPdQ0] = L;
+      pp[kPdQTarget] = type == kActVelocity ? 0.0 : ctrl / g;
+      pp[kPdVTarget] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
+      pp[kPdFeedForward] = g * control.ctrl_ff(w)[u];
+      pp[kPdEffortLo] = e_lo;
+      pp[kPdEffortHi] = e_hi;
+      ++n;
     }
     s.hol_count(w)[0] = n;
   }

@@ -140,7 +140,14 @@ struct SapSolveKernel {
       const So dx = alpha != So(0) || want_hessian ? So(dvc[hol0 + r]) : So(0);
       const So x = So(vc[hol0 + r]) + alpha * dx;
       So gamma, G;
-      sum.cost += holonomic_row<So>(So(hp[kHolR]), So(hp[kHolVhat]), So(hp[kHolLo]), So(hp[kHolHi]), x, &gamma, &G);
+      if (hp[kHolKind] == kHolKindPd) {  // servo on a tendon: the PD row on vc = J_t v
+        const double* pp = hp + kHolPd;
+        const PdParams<So> pd{So(pp[kPdKp]),      So(pp[kPdKd]),          So(pp[kPdQ0]),       So(pp[kPdQTarget]),
+                              So(pp[kPdVTarget]), So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
+        sum.cost += pd_row<So>(pd, So(p.h), x, &gamma, &G);
+      } else {
+        sum.cost += holonomic_row<So>(So(hp[kHolR]), So(hp[kHolVhat]), So(hp[kHolLo]), So(hp[kHolHi]), x, &gamma, &G);
+      }
       sum.dvc_gamma += dx * gamma;
       sum.dvc_G_dvc += dx * G * dx;
       if (store) {

@@ -409,7 +409,8 @@ const char* kRadianModel = R"(
 )";
 
 // Fixed tendons (limited, spring with a given and a computed rest length, damper), a motor
-// through a tendon, and joint / connect / weld equalities (weld with and without relpose).
+// and a position servo through a tendon, and joint / connect / weld equalities (weld with and
+// without relpose).
 const char* kTendonModel = R"(
 <mujoco model="tendons">
   <default>
@@ -455,6 +456,7 @@ const char* kTendonModel = R"(
   <actuator>
     <motor name="mt" tendon="t2" gear="2"/>
     <motor name="mj" joint="ja"/>
+    <general name="pt" tendon="t1" gainprm="30" biastype="affine" biasprm="0 -30 -2"/>
   </actuator>
 </mujoco>
 )";
