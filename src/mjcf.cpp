@@ -1217,7 +1217,8 @@ class MjcfImporter {
         bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
         if (a.limited == -1 && a.has_range && !autolimits_)
           fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
-        if (limited && !(a.range[0] < a.range[1])) fail(where(c), label + ": range lower bound must be below the upper");
+        if (limited && !(a.range[0] < a.range[1]))
+          fail(where(c), label + ": range lower bound must be below the upper");
         ts.limited = limited && !no_limit_;
         ts.range = {a.range[0], a.range[1]};
         ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
@@ -1315,7 +1316,8 @@ class MjcfImporter {
             double tq = 1;
             if (import::read_double(f, c.el, "torquescale", tq) && tq != 1)
               unsupported(c, "weld torquescale", "the rotational rows are weighted as the translational ones");
-            if (import::read_numbers(f, c.el, "relpose", 7, 7, v) && (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0)) {
+            if (import::read_numbers(f, c.el, "relpose", 7, 7, v) &&
+                (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0)) {
               const Quat<double> rq = normalized(Quat<double>{v[3], v[4], v[5], v[6]});
               e.pos1 = {v[0], v[1], v[2]};
               e.quat1 = {rq.w, rq.x, rq.y, rq.z};

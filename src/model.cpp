@@ -183,9 +183,11 @@ void Model::validate() const {
       if (!one_dof(ati(wrap_jntid, k))) fail(quoted(tendon_names, t, "tendon") + ": joints must be hinge or slide");
       if (!std::isfinite(at(wrap_coef, k))) fail(quoted(tendon_names, t, "tendon") + ": coefficient is not finite");
       for (int l = adr; l < k; ++l)
-        if (ati(wrap_jntid, l) == ati(wrap_jntid, k)) fail(quoted(tendon_names, t, "tendon") + ": a joint appears twice");
+        if (ati(wrap_jntid, l) == ati(wrap_jntid, k))
+          fail(quoted(tendon_names, t, "tendon") + ": a joint appears twice");
     }
-    if (ati(tendon_limited, t) && !(tendon_range[2 * static_cast<std::size_t>(t)] <= tendon_range[2 * static_cast<std::size_t>(t) + 1]))
+    if (ati(tendon_limited, t) &&
+        !(tendon_range[2 * static_cast<std::size_t>(t)] <= tendon_range[2 * static_cast<std::size_t>(t) + 1]))
       fail(quoted(tendon_names, t, "tendon") + ": range lower bound exceeds upper bound");
     if (at(tendon_stiffness, t) < 0 || at(tendon_damping, t) < 0)
       fail(quoted(tendon_names, t, "tendon") + ": stiffness and damping must be non-negative");

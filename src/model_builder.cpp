@@ -415,7 +415,8 @@ Model ModelBuilder::finalize() const {
   for (const ActuatorSpec& a : actuators_) {
     if (a.tendon >= 0) {
       if (a.tendon >= m.ntendon)
-        throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) + " out of range");
+        throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) +
+                                 " out of range");
       if (a.type < kActMotor || a.type > kActPD)
         throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
       if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
@@ -424,8 +425,8 @@ Model ModelBuilder::finalize() const {
         throw std::runtime_error("actuator '" + a.name + "': a velocity actuator needs kd > 0");
       m.actuator_names.push_back(a.name);
       m.actuator_type.push_back(a.type);
-      m.actuator_dofadr.push_back(
-          m.jnt_dofadr[static_cast<std::size_t>(m.wrap_jntid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])])]);
+      m.actuator_dofadr.push_back(m.jnt_dofadr[static_cast<std::size_t>(
+          m.wrap_jntid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])])]);
       m.actuator_tendonid.push_back(a.tendon);
       m.actuator_gear.push_back(a.gear);
       m.actuator_kp.push_back(a.kp);

@@ -620,18 +620,21 @@ void SceneParser::parse_tendons(const json& a, const std::string& ptr) {
     const std::string p = at(ptr, i);
     const json& e = a[i];
     r_.require_object(e, p);
-    r_.check_keys(e, p, {"id", "joints", "limit_lower", "limit_upper", "stiffness", "rest_length", "damping"}, "a tendon");
+    r_.check_keys(e, p, {"id", "joints", "limit_lower", "limit_upper", "stiffness", "rest_length", "damping"},
+                  "a tendon");
     TendonSpec t;
     t.name = r_.string(r_.required(e, p, "id", "a unique tendon id"), at(p, "id"));
     if (builder_.find_tendon(t.name) >= 0) r_.fail(at(p, "id"), "repeated tendon id '" + t.name + "'");
     const json& js = r_.required(e, p, "joints", "an array of {\"joint\": id, \"coef\": number}");
     const std::string jp = at(p, "joints");
-    if (!js.is_array() || js.empty()) r_.fail(jp, "expected a non-empty array of {\"joint\", \"coef\"}, got " + describe(js));
+    if (!js.is_array() || js.empty())
+      r_.fail(jp, "expected a non-empty array of {\"joint\", \"coef\"}, got " + describe(js));
     for (std::size_t k = 0; k < js.size(); ++k) {
       const std::string ep = at(jp, k);
       r_.require_object(js[k], ep);
       r_.check_keys(js[k], ep, {"joint", "coef"}, "a tendon joint");
-      const std::string jn = r_.string(r_.required(js[k], ep, "joint", "a revolute or prismatic joint id"), at(ep, "joint"));
+      const std::string jn = r_.string(r_.required(js[k], ep, "joint", "a revolute or prismatic joint id"),
+                                       at(ep, "joint"));
       const int j = builder_.find_joint(jn);
       if (j < 0) r_.fail(at(ep, "joint"), "unknown joint '" + jn + "'");
       const int type = builder_.joint(j).type;
@@ -700,8 +703,11 @@ void SceneParser::parse_equalities(const json& a, const std::string& ptr) {
       q.obj1 = joint("joint0");
       q.obj2 = joint("joint1");
       if (q.obj1 == q.obj2) r_.fail(at(p, "joint1"), "joint0 and joint1 must differ");
-      const double ratio = JsonReader::get(e, "gear_ratio") ? r_.number(*JsonReader::get(e, "gear_ratio"), at(p, "gear_ratio")) : 1.0;
-      const double offset = JsonReader::get(e, "offset") ? r_.number(*JsonReader::get(e, "offset"), at(p, "offset")) : 0.0;
+      const double ratio = JsonReader::get(e, "gear_ratio")
+                               ? r_.number(*JsonReader::get(e, "gear_ratio"), at(p, "gear_ratio"))
+                               : 1.0;
+      const double offset = JsonReader::get(e, "offset") ? r_.number(*JsonReader::get(e, "offset"), at(p, "offset"))
+                                                         : 0.0;
       // Joint coordinates relative to their reference (0 for joints of "joints").
       q.polycoef = {offset, ratio, 0, 0, 0};
     } else {
@@ -709,7 +715,8 @@ void SceneParser::parse_equalities(const json& a, const std::string& ptr) {
         const std::string bn = r_.string(r_.required(e, p, key, "\"world\" or a body id"), at(p, key));
         if (bn == "world") return 0;
         auto it = body_by_id_.find(bn);
-        const int b = it != body_by_id_.end() ? bodies_[static_cast<std::size_t>(it->second)].index : builder_.find_body(bn);
+        const int b = it != body_by_id_.end() ? bodies_[static_cast<std::size_t>(it->second)].index
+                                              : builder_.find_body(bn);
         if (b < 0) r_.fail(at(p, key), "unknown body '" + bn + "'");
         return b;
       };
@@ -717,7 +724,8 @@ void SceneParser::parse_equalities(const json& a, const std::string& ptr) {
       q.obj2 = body("body1");
       if (q.obj1 == q.obj2) r_.fail(at(p, "body1"), "body0 and body1 must differ");
       if (q.type == kEqConnect) {
-        q.pos1 = to_array(r_.vec3(r_.required(e, p, "anchor0", "a point [x, y, z] in body0's frame"), at(p, "anchor0")));
+        q.pos1 = to_array(
+            r_.vec3(r_.required(e, p, "anchor0", "a point [x, y, z] in body0's frame"), at(p, "anchor0")));
         if (const json* v = JsonReader::get(e, "anchor1")) {
           q.pos2 = to_array(r_.vec3(*v, at(p, "anchor1")));
           q.has_pos2 = true;

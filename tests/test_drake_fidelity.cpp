@@ -243,8 +243,8 @@ double trajectory_error(const json& j, const std::string& preset) {
   return worst;
 }
 
-const std::vector<std::string> kScenes = {"sphere_drop", "box_slide",    "box_incline_stick", "box_incline_slide",
-                                          "arm_limits",  "pd_effort",    "coupler_arms",      "weld_pendulum"};
+const std::vector<std::string> kScenes = {"sphere_drop", "box_slide", "box_incline_stick", "box_incline_slide",
+                                          "arm_limits",  "pd_effort", "coupler_arms",      "weld_pendulum"};
 
 }  // namespace
 

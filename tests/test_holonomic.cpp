@@ -44,7 +44,7 @@ TEST(HolonomicRow, GradientAndHessianInEveryRegion) {
       const double ca = holonomic_row<double>(R, vhat, b.lo, b.hi, vc + fd, &ga, nullptr);
       const double cb = holonomic_row<double>(R, vhat, b.lo, b.hi, vc - fd, &gb, nullptr);
       EXPECT_NEAR(-(ca - cb) / (2 * fd), g, 1e-6 * (1 + std::abs(g)));  // gamma = -dl/dvc
-      EXPECT_NEAR(-(ga - gb) / (2 * fd), G, 1e-5 * (1 + G));             // G = -dgamma/dvc
+      EXPECT_NEAR(-(ga - gb) / (2 * fd), G, 1e-5 * (1 + G));            // G = -dgamma/dvc
       EXPECT_GE(g, b.lo);
       EXPECT_LE(g, b.hi);
       const double y = (vhat - vc) / R;
@@ -61,7 +61,8 @@ TEST(HolonomicRow, GradientAndHessianInEveryRegion) {
   // The one-sided row is the existing limit row.
   for (double vc : {-0.05, 0.0, 0.01, 0.03}) {
     double g1, G1, g2, G2;
-    EXPECT_DOUBLE_EQ(holonomic_row<double>(R, vhat, 0.0, 1e300, vc, &g1, &G1), limit_row<double>(R, vhat, vc, &g2, &G2));
+    EXPECT_DOUBLE_EQ(holonomic_row<double>(R, vhat, 0.0, 1e300, vc, &g1, &G1),
+                     limit_row<double>(R, vhat, vc, &g2, &G2));
     EXPECT_DOUBLE_EQ(g1, g2);
     EXPECT_DOUBLE_EQ(G1, G2);
   }
@@ -132,9 +133,7 @@ struct Runner {
   // Holonomic rows of the last step.
   int nhol() { return solver.solve_data().hol_count.world_to_host(0)[0]; }
   double param(int r, int k) { return solver.solve_data().hol_param.world_to_host(0)[kNumHolonomicParams * r + k]; }
-  double gamma(int r) {
-    return solver.solve_data().gamma.world_to_host(0)[solver.solve_data().size().hol_row(r)];
-  }
+  double gamma(int r) { return solver.solve_data().gamma.world_to_host(0)[solver.solve_data().size().hol_row(r)]; }
   // J_r x from the stored sparse row.
   double jrow(int r, const std::vector<double>& x) {
     const SolveData& s = solver.solve_data();
@@ -280,7 +279,8 @@ void check_jacobian(const Model& m, const std::vector<double>& q0, int nrows, un
   for (int r = 0; r < nrows; ++r) {
     const double fd = (gp[static_cast<std::size_t>(r)] - gm[static_cast<std::size_t>(r)]) / (2 * eps);
     EXPECT_NEAR(jv[static_cast<std::size_t>(r)], fd, 1e-7 * (1 + std::abs(fd))) << "row " << r;
-    if (std::getenv("SAP_VERBOSE")) std::printf("row %d: J v = %.10f, dg/dt = %.10f\n", r, jv[static_cast<std::size_t>(r)], fd);
+    if (std::getenv("SAP_VERBOSE"))
+      std::printf("row %d: J v = %.10f, dg/dt = %.10f\n", r, jv[static_cast<std::size_t>(r)], fd);
   }
 }
 

@@ -69,7 +69,7 @@ struct EqualitySpec {
   int type = kEqJoint;
   int obj1 = -1, obj2 = -1;  // kEqJoint: joints (obj2 -1: none); connect/weld: bodies (obj2 0: world)
   bool active = true;
-  std::array<double, 2> solref{0, 0};            // (0, 0): rigid; else MuJoCo's solref
+  std::array<double, 2> solref{0, 0};             // (0, 0): rigid; else MuJoCo's solref
   std::array<double, 5> polycoef{0, 1, 0, 0, 0};  // kEqJoint
   // connect: point P on body 1 (pos1); Q on body 2 (pos2) when has_pos2, else the point of body 2
   // that coincides with P in the reference configuration (qpos0).

@@ -318,8 +318,9 @@ struct ConstraintSetupKernel {
       const int t = m.jnt_type[j];
       const int r0 = m.jnt_dofadr[j] + (t == kJointFree ? 3 : 0);
       if ((t == kJointFree || t == kJointBall) && dof == r0 + 2 && e + 2 < nj && jdof[e + 2] == r0) {
-        const Mat3<double> Q = t == kJointFree ? Mat3<double>::load(d.xmat(w) + 9 * m.jnt_bodyid[j])
-                                               : to_matrix(normalized(Quat<double>::load(state_in.qpos(w) + m.jnt_qposadr[j])));
+        const Mat3<double> Q = t == kJointFree
+                                   ? Mat3<double>::load(d.xmat(w) + 9 * m.jnt_bodyid[j])
+                                   : to_matrix(normalized(Quat<double>::load(state_in.qpos(w) + m.jnt_qposadr[j])));
         Mat3<double> Ab;
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) Ab(r, c) = A[(r0 + r) * ld + (r0 + c)];
