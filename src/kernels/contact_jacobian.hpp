@@ -305,46 +305,43 @@ struct ConstraintSetupKernel {
   // w = |J diag(A)^-1 J^T|_F / nk, with the angular velocity of free and ball joints measured in
   // the joint's parent frame as for the contacts' diag_delassus weights (Drake's estimate).
   SAP_HD double holonomic_weight(int w, int n0, int nk) const {
-    double W[36];
-    for (int k = 0; k < 36; ++k) W[k] = 0;
+    // Entry by entry (no local arrays: the setup kernel's registers and stack stay small).
     const int nj = s.hol_jac_n(w)[n0];
     const int* jdof = s.hol_jac_dof(w) + s.size.nhjac * n0;
-    auto jval = [&](int row, int e) { return s.hol_jac_val(w)[s.size.nhjac * (n0 + row) + e]; };
+    const double* J = s.hol_jac_val(w) + s.size.nhjac * n0;  // row r at J + nhjac * r
+    const int stride = s.size.nhjac;
     const double* A = d.A(w);
     const int ld = m.nv_pad;
-    for (int e = 0; e < nj;) {
-      const int dof = jdof[e];
-      const int j = m.dof_jntid[dof];
-      const int t = m.jnt_type[j];
-      const int r0 = m.jnt_dofadr[j] + (t == kJointFree ? 3 : 0);
-      if ((t == kJointFree || t == kJointBall) && dof == r0 + 2 && e + 2 < nj && jdof[e + 2] == r0) {
-        const Mat3<double> Q = t == kJointFree
-                                   ? Mat3<double>::load(d.xmat(w) + 9 * m.jnt_bodyid[j])
-                                   : to_matrix(normalized(Quat<double>::load(state_in.qpos(w) + m.jnt_qposadr[j])));
-        Mat3<double> Ab;
-        for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c) Ab(r, c) = A[(r0 + r) * ld + (r0 + c)];
-        const Mat3<double> Aq = Q * Ab * transpose(Q);
-        for (int k = 0; k < 3; ++k) {  // column k of J Q^T: sum_c J(:, body axis c) Q(k, c)
-          double col[6];
-          for (int row = 0; row < nk; ++row) {
-            col[row] = 0;
-            for (int c = 0; c < 3; ++c) col[row] += jval(row, e + 2 - c) * Q(k, c);
-          }
-          for (int a = 0; a < nk; ++a)
-            for (int b = 0; b < nk; ++b) W[6 * a + b] += col[a] * col[b] / Aq(k, k);
-        }
-        e += 3;
-        continue;
-      }
-      const double inv = 1.0 / A[dof * ld + dof];
-      for (int a = 0; a < nk; ++a)
-        for (int b = 0; b < nk; ++b) W[6 * a + b] += jval(a, e) * jval(b, e) * inv;
-      ++e;
-    }
     double fro2 = 0;
     for (int a = 0; a < nk; ++a)
-      for (int b = 0; b < nk; ++b) fro2 += W[6 * a + b] * W[6 * a + b];
+      for (int b = a; b < nk; ++b) {
+        double Wab = 0;
+        for (int e = 0; e < nj;) {
+          const int dof = jdof[e];
+          const int j = m.dof_jntid[dof];
+          const int t = m.jnt_type[j];
+          const int r0 = m.jnt_dofadr[j] + (t == kJointFree ? 3 : 0);
+          if ((t == kJointFree || t == kJointBall) && dof == r0 + 2 && e + 2 < nj && jdof[e + 2] == r0) {
+            const Mat3<double> Q = t == kJointFree
+                                       ? Mat3<double>::load(d.xmat(w) + 9 * m.jnt_bodyid[j])
+                                       : to_matrix(normalized(Quat<double>::load(state_in.qpos(w) + m.jnt_qposadr[j])));
+            for (int k = 0; k < 3; ++k) {  // column k of J Q^T and the diagonal of Q A_block Q^T
+              double ca = 0, cb = 0, aq = 0;
+              for (int c = 0; c < 3; ++c) {
+                ca += J[stride * a + e + 2 - c] * Q(k, c);
+                cb += J[stride * b + e + 2 - c] * Q(k, c);
+                for (int c2 = 0; c2 < 3; ++c2) aq += Q(k, c) * A[(r0 + c) * ld + (r0 + c2)] * Q(k, c2);
+              }
+              Wab += ca * cb / aq;
+            }
+            e += 3;
+            continue;
+          }
+          Wab += J[stride * a + e] * J[stride * b + e] / A[dof * ld + dof];
+          ++e;
+        }
+        fro2 += (a == b ? 1.0 : 2.0) * Wab * Wab;
+      }
     return max_(sqrt_(fro2) / nk, 1e-12);
   }
 
