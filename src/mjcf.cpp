@@ -99,7 +99,7 @@ struct ActAttrs {
 struct DefaultClass {
   std::string name;
   int parent = -1;
-  std::vector<const Node*> joint, geom, actuator;
+  std::vector<const Node*> joint, geom, actuator, tendon, equality;
 };
 
 struct PGeom {
@@ -147,6 +147,8 @@ class MjcfImporter {
     compute_inertia();
     emit_bodies();
     read_contact(root);
+    read_tendons(root);
+    read_equalities(root);
     read_actuators(root);
     read_keyframes(root, report);
     rep_.flush(report);
@@ -182,6 +184,7 @@ class MjcfImporter {
     double range[2];
   };
   std::map<std::string, JointRef> joint_by_name_;
+  std::map<std::string, int> tendon_by_name_;  // builder index
   int nq_ = 0, nu_ = 0;
   std::vector<double> qpos0_;
   std::vector<std::pair<int, int>> quat_adr_;  // (qpos address in this file, joint type)
@@ -288,7 +291,7 @@ class MjcfImporter {
       if (!std::strcmp(s.tag(), "compiler")) read_compiler(s);
     for (const Node& s : root.children)
       if (!std::strcmp(s.tag(), "option")) read_option(s);
-    classes_.push_back({"main", -1, {}, {}, {}});
+    classes_.push_back({"main", -1, {}, {}, {}, {}, {}});
     class_index_["main"] = 0;
     for (const Node& s : root.children)
       if (!std::strcmp(s.tag(), "default")) read_default(s, -1);
@@ -307,11 +310,6 @@ class MjcfImporter {
                   "assets are not loaded (mesh geoms are reported where used)");
       } else if (t == "sensor") {
         for (const Node& a : s.children) ignored(a, "sensor", "sensors do not change the dynamics");
-      } else if (t == "tendon") {
-        for (const Node& a : s.children) unsupported(a, "tendon", "tendons have no counterpart in the model");
-      } else if (t == "equality") {
-        for (const Node& a : s.children)
-          unsupported(a, "equality constraint", "equality constraints have no counterpart in the model");
       } else if (t == "extension" || t == "deformable") {
         unsupported(s, "<" + t + ">", "plugins and deformables have no counterpart in the model");
       }
@@ -424,7 +422,7 @@ class MjcfImporter {
       if (!import::read_string(n.el, "class", name) || name.empty()) fail(where(n), "nested <default> needs a 'class'");
       if (class_index_.count(name)) fail(where(n), "default class '" + name + "' is defined twice");
       id = static_cast<int>(classes_.size());
-      classes_.push_back({name, parent, {}, {}, {}});
+      classes_.push_back({name, parent, {}, {}, {}, {}, {}});
       class_index_[name] = id;
     } else {
       std::string name;
@@ -437,8 +435,9 @@ class MjcfImporter {
       if (t == "joint") classes_[static_cast<std::size_t>(id)].joint.push_back(&c);
       else if (t == "geom") classes_[static_cast<std::size_t>(id)].geom.push_back(&c);
       else if (actuator_tags().count(t)) classes_[static_cast<std::size_t>(id)].actuator.push_back(&c);
-      else if (t == "site" || t == "camera" || t == "light" || t == "mesh" || t == "material" || t == "pair" ||
-               t == "equality" || t == "tendon")
+      else if (t == "tendon") classes_[static_cast<std::size_t>(id)].tendon.push_back(&c);
+      else if (t == "equality") classes_[static_cast<std::size_t>(id)].equality.push_back(&c);
+      else if (t == "site" || t == "camera" || t == "light" || t == "mesh" || t == "material" || t == "pair")
         continue;  // defaults of elements that are ignored or rejected where they are used
       else ignored(c, "<" + t + "> in <default>", "unknown default element");
     }
@@ -1140,6 +1139,197 @@ class MjcfImporter {
     }
   }
 
+  // ---------------------------------------------------------------- tendons and equalities
+  // Fixed tendons (<tendon><fixed>): L = sum coef q over hinge/slide joints, with a limit (SAP
+  // limit rows on L), a spring and a damper. Spatial tendons have no counterpart.
+  struct TendonAttrs {
+    int limited = -1;  // -1 auto
+    double range[2] = {0, 0};
+    bool has_range = false;
+    double stiffness = 0, damping = 0, frictionloss = 0, armature = 0;
+    double springlength[2] = {-1, -1};
+  };
+  void apply_tendon(const Node& n, TendonAttrs& a) {
+    const std::string f = file(n);
+    import::read_bool(f, n.el, "limited", a.limited, true);
+    std::vector<double> v;
+    if (import::read_numbers(f, n.el, "range", 2, 2, v)) {
+      a.range[0] = v[0];
+      a.range[1] = v[1];
+      a.has_range = true;
+    }
+    import::read_double(f, n.el, "stiffness", a.stiffness);
+    import::read_double(f, n.el, "damping", a.damping);
+    import::read_double(f, n.el, "frictionloss", a.frictionloss);
+    import::read_double(f, n.el, "armature", a.armature);
+    if (import::read_numbers(f, n.el, "springlength", 1, 2, v)) {
+      a.springlength[0] = v[0];
+      a.springlength[1] = v.size() > 1 ? v[1] : v[0];
+    }
+  }
+
+  void read_tendons(const Node& root) {
+    for (const Node& s : root.children) {
+      if (std::strcmp(s.tag(), "tendon")) continue;
+      for (const Node& c : s.children) {
+        const std::string t = c.tag();
+        if (t == "spatial") {
+          unsupported(c, "spatial tendon", "only fixed tendons (linear in joint positions) map to the model");
+          continue;
+        }
+        if (t != "fixed") {
+          ignored(c, "<" + t + "> in <tendon>", "unknown element");
+          continue;
+        }
+        check_attributes(c, {"name", "class", "group", "limited", "actuatorfrclimited", "range", "actuatorfrcrange",
+                             "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "frictionloss",
+                             "springlength", "stiffness", "damping", "armature", "margin", "rgba", "user"});
+        TendonAttrs a;
+        for (int k : class_chain(element_class(c, 0)))
+          for (const Node* d : classes_[static_cast<std::size_t>(k)].tendon) apply_tendon(*d, a);
+        apply_tendon(c, a);
+        TendonSpec ts;
+        import::read_string(c.el, "name", ts.name);
+        const std::string label = "tendon" + (ts.name.empty() ? std::string() : " '" + ts.name + "'");
+        ts.name = prefixed(ts.name);
+        double L0 = 0;  // length at the springs' reference (MuJoCo's qpos_spring)
+        for (const Node& e : c.children) {
+          if (std::strcmp(e.tag(), "joint")) {
+            ignored(e, "<" + std::string(e.tag()) + "> in a fixed tendon", "unknown element");
+            continue;
+          }
+          std::string jn;
+          double coef = 0;
+          if (!import::read_string(e.el, "joint", jn)) fail(where(e), label + ": <joint> needs 'joint'");
+          if (!import::read_double(file(e), e.el, "coef", coef)) fail(where(e), label + ": <joint> needs 'coef'");
+          auto it = joint_by_name_.find(prefixed(jn));
+          if (it == joint_by_name_.end()) fail(where(e), label + ": unknown joint '" + jn + "'");
+          if (it->second.type != kJointHinge && it->second.type != kJointSlide)
+            fail(where(e), label + ": joint '" + jn + "' must be a hinge or slide joint");
+          ts.joints.push_back({it->second.builder_index, coef});
+          L0 += coef * builder_.joint(it->second.builder_index).springref;
+        }
+        if (ts.joints.empty()) fail(where(c), label + " has no joints");
+        if (a.frictionloss > 0) unsupported(c, "tendon frictionloss", "dry friction has no counterpart in the model");
+        if (a.armature > 0) unsupported(c, "tendon armature", "tendon inertia has no counterpart in the model");
+        if (a.springlength[0] != a.springlength[1] && a.stiffness != 0)
+          unsupported(c, "tendon springlength dead band", "the spring has a single rest length");
+        bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
+        if (a.limited == -1 && a.has_range && !autolimits_)
+          fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
+        if (limited && !(a.range[0] < a.range[1]))
+          fail(where(c), label + ": range lower bound must be below the upper");
+        ts.limited = limited && !no_limit_;
+        ts.range = {a.range[0], a.range[1]};
+        ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
+        ts.damping = no_damper_ ? 0.0 : a.damping;
+        // MuJoCo: springlength -1 is the length at qpos_spring (joint springref).
+        ts.lengthspring = a.springlength[0] == -1 ? L0 : a.springlength[0];
+        const int id = builder_.add_tendon(ts);
+        if (!ts.name.empty()) tendon_by_name_[ts.name] = id;
+      }
+    }
+  }
+
+  // Equality constraints: joint (polynomial coupler), connect (ball) and weld, as SAP
+  // holonomic constraints whose compliance follows solref (docs/model-import.md).
+  struct EqAttrs {
+    int active = 1;
+    double solref[2] = {0.02, 1};
+  };
+  void apply_equality(const Node& n, EqAttrs& a) {
+    const std::string f = file(n);
+    import::read_bool(f, n.el, "active", a.active);
+    std::vector<double> v;
+    if (import::read_numbers(f, n.el, "solref", 2, 2, v)) {
+      a.solref[0] = v[0];
+      a.solref[1] = v[1];
+    }
+  }
+
+  void read_equalities(const Node& root) {
+    for (const Node& s : root.children) {
+      if (std::strcmp(s.tag(), "equality")) continue;
+      for (const Node& c : s.children) {
+        const std::string t = c.tag();
+        if (t != "joint" && t != "connect" && t != "weld") {
+          if (t == "tendon" || t == "flex" || t == "distance")
+            unsupported(c, "<" + t + "> equality", "only joint, connect and weld equalities map to the model");
+          else ignored(c, "<" + t + "> in <equality>", "unknown element");
+          continue;
+        }
+        check_attributes(c, {"name", "class", "active", "solref", "solimp", "joint1", "joint2", "polycoef", "body1",
+                             "body2", "site1", "site2", "anchor", "relpose", "torquescale"});
+        EqAttrs a;
+        for (int k : class_chain(element_class(c, 0)))
+          for (const Node* d : classes_[static_cast<std::size_t>(k)].equality) apply_equality(*d, a);
+        apply_equality(c, a);
+        EqualitySpec e;
+        import::read_string(c.el, "name", e.name);
+        const std::string label = t + " equality" + (e.name.empty() ? std::string() : " '" + e.name + "'");
+        e.name = prefixed(e.name);
+        e.active = a.active != 0;
+        e.solref = {a.solref[0], a.solref[1]};
+        const std::string f = file(c);
+        std::vector<double> v;
+        if (t == "joint") {
+          e.type = kEqJoint;
+          std::string j1, j2;
+          if (!import::read_string(c.el, "joint1", j1)) fail(where(c), label + " needs joint1");
+          auto joint = [&](const std::string& nm) {
+            auto it = joint_by_name_.find(prefixed(nm));
+            if (it == joint_by_name_.end()) fail(where(c), label + ": unknown joint '" + nm + "'");
+            if (it->second.type != kJointHinge && it->second.type != kJointSlide)
+              fail(where(c), label + ": joint '" + nm + "' must be a hinge or slide joint");
+            return it->second.builder_index;
+          };
+          e.obj1 = joint(j1);
+          e.obj2 = import::read_string(c.el, "joint2", j2) ? joint(j2) : -1;
+          if (import::read_numbers(f, c.el, "polycoef", 1, 5, v))
+            for (std::size_t k = 0; k < 5; ++k) e.polycoef[k] = k < v.size() ? v[k] : 0.0;
+        } else {
+          e.type = t == "connect" ? kEqConnect : kEqWeld;
+          if (c.el->Attribute("site1") || c.el->Attribute("site2")) {
+            unsupported(c, label + " between sites", "sites are not imported; give body1/body2 and anchor");
+            continue;
+          }
+          std::string b1, b2;
+          if (!import::read_string(c.el, "body1", b1)) fail(where(c), label + " needs body1");
+          auto body = [&](const std::string& nm) {
+            if (nm == "world") return 0;
+            auto it = body_by_name_.find(nm);
+            if (it == body_by_name_.end()) fail(where(c), label + ": unknown body '" + nm + "'");
+            return bodies_[static_cast<std::size_t>(it->second)].builder_index;
+          };
+          e.obj1 = body(b1);
+          e.obj2 = import::read_string(c.el, "body2", b2) ? body(b2) : 0;
+          Vec3d anchor{0, 0, 0};
+          if (import::read_numbers(f, c.el, "anchor", 3, 3, v)) anchor = {v[0], v[1], v[2]};
+          else if (t == "connect") fail(where(c), label + " needs an anchor");
+          if (t == "connect") {
+            e.pos1 = anchor;  // on body 1; body 2's point from the reference configuration
+          } else {
+            // MuJoCo: the weld point is `anchor` in body 2's frame; body 1's point and orientation
+            // are relpose's position and quaternion when its quaternion is not zero, else those
+            // coinciding with body 2's anchor frame at qpos0 (MuJoCo stores them in relpose).
+            e.pos2 = anchor;
+            double tq = 1;
+            if (import::read_double(f, c.el, "torquescale", tq) && tq != 1)
+              unsupported(c, "weld torquescale", "the rotational rows are weighted as the translational ones");
+            if (import::read_numbers(f, c.el, "relpose", 7, 7, v) &&
+                (v[3] != 0 || v[4] != 0 || v[5] != 0 || v[6] != 0)) {
+              const Quat<double> rq = normalized(Quat<double>{v[3], v[4], v[5], v[6]});
+              e.pos1 = {v[0], v[1], v[2]};
+              e.quat1 = {rq.w, rq.x, rq.y, rq.z};
+              e.has_frame1 = true;
+            }
+          }
+        }
+        builder_.add_equality(e);
+      }
+    }
+  }
+
   void read_actuators(const Node& root) {
     for (const Node& s : root.children) {
       if (std::strcmp(s.tag(), "actuator")) continue;
@@ -1169,18 +1359,27 @@ class MjcfImporter {
     std::string name;
     import::read_string(n.el, "name", name);
     const std::string label = "actuator" + (name.empty() ? std::string() : " '" + name + "'");
-    for (const char* tr : {"jointinparent", "tendon", "site", "body", "cranksite"})
+    for (const char* tr : {"jointinparent", "site", "body", "cranksite"})
       if (n.el->Attribute(tr)) {
-        unsupported(n, std::string("actuator transmission '") + tr + "'", "only joint transmissions map to the model");
+        unsupported(n, std::string("actuator transmission '") + tr + "'",
+                    "only joint and fixed-tendon transmissions map to the model");
         return;
       }
-    std::string jname;
-    if (!import::read_string(n.el, "joint", jname)) fail(where(n), label + " needs a 'joint'");
-    auto jt = joint_by_name_.find(prefixed(jname));
-    if (jt == joint_by_name_.end()) fail(where(n), label + ": unknown joint '" + jname + "'");
-    const JointRef& jr = jt->second;
-    if (jr.type != kJointHinge && jr.type != kJointSlide)
-      fail(where(n), label + ": joint '" + jname + "' must be a hinge or slide joint");
+    std::string jname, tname;
+    int tendon = -1;
+    JointRef jr{-1, kJointHinge, false, {0, 0}};
+    if (import::read_string(n.el, "tendon", tname)) {
+      auto tt = tendon_by_name_.find(prefixed(tname));
+      if (tt == tendon_by_name_.end()) fail(where(n), label + ": unknown (fixed) tendon '" + tname + "'");
+      tendon = tt->second;
+    } else {
+      if (!import::read_string(n.el, "joint", jname)) fail(where(n), label + " needs a 'joint' or a 'tendon'");
+      auto jt = joint_by_name_.find(prefixed(jname));
+      if (jt == joint_by_name_.end()) fail(where(n), label + ": unknown joint '" + jname + "'");
+      jr = jt->second;
+      if (jr.type != kJointHinge && jr.type != kJointSlide)
+        fail(where(n), label + ": joint '" + jname + "' must be a hinge or slide joint");
+    }
     if (a.dyntype != "none" || a.timeconst) {
       unsupported(n, "actuator dynamics", label + " has activation dynamics (dyntype/timeconst)");
       return;
@@ -1196,6 +1395,7 @@ class MjcfImporter {
     ActuatorSpec s;
     s.name = prefixed(name);
     s.joint = jr.builder_index;
+    s.tendon = tendon;
     s.gear = a.gear;
     const double g0 = a.gainprm[0];
     const double* b = a.biasprm;

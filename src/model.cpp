@@ -55,6 +55,7 @@ int Model::body_id(const std::string& n) const { return find_name(body_names, n)
 int Model::joint_id(const std::string& n) const { return find_name(jnt_names, n); }
 int Model::geom_id(const std::string& n) const { return find_name(geom_names, n); }
 int Model::actuator_id(const std::string& n) const { return find_name(actuator_names, n); }
+int Model::tendon_id(const std::string& n) const { return find_name(tendon_names, n); }
 
 int Model::ntree() const {
   int n = 0;
@@ -80,6 +81,9 @@ ModelView Model::view() const {
   v.ngeom = ngeom;
   v.npair = npair;
   v.nu = nu;
+  v.ntendon = ntendon;
+  v.nwrap = nwrap;
+  v.neq = neq;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
 #define SAP_X(name, type, count) v.name = name.empty() ? nullptr : name.data();
   SAP_MODEL_ARRAYS(SAP_X)
@@ -168,6 +172,47 @@ void Model::validate() const {
       const double hi = actuator_forcerange[2 * static_cast<std::size_t>(u) + 1];
       if (!(lo <= 0 && 0 <= hi)) fail(quoted(actuator_names, u, "actuator") + ": forcerange must contain 0");
     }
+    const int t = ati(actuator_tendonid, u);
+    if (t < -1 || t >= ntendon) fail(quoted(actuator_names, u, "actuator") + ": tendon out of range");
+  }
+  auto one_dof = [&](int j) {
+    return j >= 0 && j < njnt && (ati(jnt_type, j) == kJointHinge || ati(jnt_type, j) == kJointSlide);
+  };
+  for (int t = 0; t < ntendon; ++t) {
+    const int adr = ati(tendon_adr, t), num = ati(tendon_num, t);
+    if (adr < 0 || num < 1 || adr + num > nwrap) fail(quoted(tendon_names, t, "tendon") + ": wrap range out of bounds");
+    for (int k = adr; k < adr + num; ++k) {
+      if (!one_dof(ati(wrap_jntid, k))) fail(quoted(tendon_names, t, "tendon") + ": joints must be hinge or slide");
+      if (!std::isfinite(at(wrap_coef, k))) fail(quoted(tendon_names, t, "tendon") + ": coefficient is not finite");
+      for (int l = adr; l < k; ++l)
+        if (ati(wrap_jntid, l) == ati(wrap_jntid, k))
+          fail(quoted(tendon_names, t, "tendon") + ": a joint appears twice");
+    }
+    if (ati(tendon_limited, t) &&
+        !(tendon_range[2 * static_cast<std::size_t>(t)] <= tendon_range[2 * static_cast<std::size_t>(t) + 1]))
+      fail(quoted(tendon_names, t, "tendon") + ": range lower bound exceeds upper bound");
+    if (at(tendon_stiffness, t) < 0 || at(tendon_damping, t) < 0)
+      fail(quoted(tendon_names, t, "tendon") + ": stiffness and damping must be non-negative");
+  }
+  for (int e = 0; e < neq; ++e) {
+    const int t = ati(eq_type, e), o1 = ati(eq_obj1id, e), o2 = ati(eq_obj2id, e);
+    const std::string who = quoted(eq_names, e, "equality");
+    if (t == kEqJoint) {
+      if (!one_dof(o1)) fail(who + ": joint 1 must be a hinge or slide joint");
+      if (o2 != -1 && !one_dof(o2)) fail(who + ": joint 2 must be a hinge or slide joint");
+      if (o1 == o2) fail(who + ": joint 1 and joint 2 must differ");
+    } else if (t == kEqConnect || t == kEqWeld) {
+      if (o1 < 0 || o1 >= nbody || o2 < 0 || o2 >= nbody) fail(who + ": body index out of range");
+      if (o1 == o2) fail(who + ": body 1 and body 2 must differ");
+    } else {
+      fail(who + ": unknown type");
+    }
+    const double s0 = eq_solref[2 * static_cast<std::size_t>(e)], s1 = eq_solref[2 * static_cast<std::size_t>(e) + 1];
+    if (!std::isfinite(s0) || !std::isfinite(s1) || (s0 > 0 && !(s1 > 0)) || (s0 < 0 && !(s1 <= 0)))
+      fail(who + ": solref must be (timeconst > 0, dampratio > 0), (-stiffness, -damping) or (0, 0)");
+    for (int k = 0; k < kEqDataSize; ++k)
+      if (!std::isfinite(eq_data[kEqDataSize * static_cast<std::size_t>(e) + static_cast<std::size_t>(k)]))
+        fail(who + ": data is not finite");
   }
 }
 

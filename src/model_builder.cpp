@@ -92,6 +92,22 @@ int ModelBuilder::add_actuator(const ActuatorSpec& a) {
   return static_cast<int>(actuators_.size()) - 1;
 }
 
+int ModelBuilder::add_tendon(const TendonSpec& t) {
+  tendons_.push_back(t);
+  return static_cast<int>(tendons_.size()) - 1;
+}
+
+int ModelBuilder::add_equality(const EqualitySpec& e) {
+  equalities_.push_back(e);
+  return static_cast<int>(equalities_.size()) - 1;
+}
+
+int ModelBuilder::find_tendon(const std::string& name) const {
+  for (std::size_t i = 0; i < tendons_.size(); ++i)
+    if (tendons_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
 int ModelBuilder::find_body(const std::string& name) const {
   for (int i = 0; i < nbody(); ++i)
     if (bodies_[static_cast<std::size_t>(i)].name == name) return i;
@@ -316,8 +332,112 @@ Model ModelBuilder::finalize() const {
   }
   m.npair = static_cast<int>(m.pair_geom0.size());
 
+  // Fixed tendons.
+  for (const TendonSpec& t : tendons_) {
+    if (t.joints.empty()) throw std::runtime_error("tendon '" + t.name + "': no joints");
+    m.tendon_names.push_back(t.name);
+    m.tendon_adr.push_back(m.nwrap);
+    m.tendon_num.push_back(static_cast<int>(t.joints.size()));
+    m.tendon_limited.push_back(t.limited ? 1 : 0);
+    append(m.tendon_range, {t.range[0], t.range[1]});
+    m.tendon_stiffness.push_back(t.stiffness);
+    m.tendon_lengthspring.push_back(t.lengthspring);
+    m.tendon_damping.push_back(t.damping);
+    for (auto [j, c] : t.joints) {
+      if (j < 0 || j >= njoint())
+        throw std::runtime_error("tendon '" + t.name + "': joint index " + std::to_string(j) + " out of range");
+      m.wrap_jntid.push_back(joint_final[static_cast<std::size_t>(j)]);
+      m.wrap_coef.push_back(c);
+      ++m.nwrap;
+    }
+    ++m.ntendon;
+  }
+
+  // Equality constraints. Body poses in the reference configuration (qpos0): every joint is at
+  // its reference, so a body's world pose is the product of the body_pos/body_quat chain.
+  std::vector<Vec3<double>> ref_pos(static_cast<std::size_t>(m.nbody), Vec3<double>::zero());
+  std::vector<Quat<double>> ref_quat(static_cast<std::size_t>(m.nbody), Quat<double>::identity());
+  for (int b = 1; b < m.nbody; ++b) {
+    const std::size_t p = static_cast<std::size_t>(m.body_parentid[static_cast<std::size_t>(b)]);
+    const Vec3<double> bp = Vec3<double>::load(&m.body_pos[3 * static_cast<std::size_t>(b)]);
+    const Quat<double> bq = Quat<double>::load(&m.body_quat[4 * static_cast<std::size_t>(b)]);
+    ref_pos[static_cast<std::size_t>(b)] = ref_pos[p] + rotate(ref_quat[p], bp);
+    ref_quat[static_cast<std::size_t>(b)] = normalized(ref_quat[p] * bq);
+  }
+  for (const EqualitySpec& e : equalities_) {
+    std::array<double, kEqDataSize> data{};
+    int o1 = e.obj1, o2 = e.obj2;
+    if (e.type == kEqJoint) {
+      if (o1 < 0 || o1 >= njoint() || o2 < -1 || o2 >= njoint())
+        throw std::runtime_error("equality '" + e.name + "': joint index out of range");
+      o1 = joint_final[static_cast<std::size_t>(o1)];
+      o2 = o2 >= 0 ? joint_final[static_cast<std::size_t>(o2)] : -1;
+      for (int k = 0; k < 5; ++k) data[static_cast<std::size_t>(k)] = e.polycoef[static_cast<std::size_t>(k)];
+    } else if (e.type == kEqConnect || e.type == kEqWeld) {
+      if (o1 < 0 || o1 >= m.nbody || o2 < 0 || o2 >= m.nbody)
+        throw std::runtime_error("equality '" + e.name + "': body index out of range");
+      const Vec3<double> p1 = ref_pos[static_cast<std::size_t>(o1)], p2 = ref_pos[static_cast<std::size_t>(o2)];
+      const Quat<double> q1 = ref_quat[static_cast<std::size_t>(o1)], q2 = ref_quat[static_cast<std::size_t>(o2)];
+      if (e.type == kEqConnect) {
+        const Vec3<double> a1 = Vec3<double>::load(e.pos1.data());
+        const Vec3<double> a2 = e.has_pos2 ? Vec3<double>::load(e.pos2.data())
+                                           : rotate_inverse(q2, p1 + rotate(q1, a1) - p2);
+        a1.store(&data[0]);
+        a2.store(&data[3]);
+      } else {
+        const Vec3<double> pq = Vec3<double>::load(e.pos2.data());
+        const Quat<double> qq = normalized(Quat<double>::load(e.quat2.data()));
+        Vec3<double> pp = Vec3<double>::load(e.pos1.data());
+        Quat<double> qp = normalized(Quat<double>::load(e.quat1.data()));
+        if (!e.has_frame1) {  // X_1P = X_W1^-1 X_W2 X_2Q at qpos0
+          const Vec3<double> xq = p2 + rotate(q2, pq);
+          pp = rotate_inverse(q1, xq - p1);
+          qp = normalized(conjugate(q1) * q2 * qq);
+        }
+        pp.store(&data[0]);
+        qp.store(&data[3]);
+        pq.store(&data[7]);
+        qq.store(&data[10]);
+      }
+    } else {
+      throw std::runtime_error("equality '" + e.name + "': unknown type " + std::to_string(e.type));
+    }
+    m.eq_names.push_back(e.name);
+    m.eq_type.push_back(e.type);
+    m.eq_obj1id.push_back(o1);
+    m.eq_obj2id.push_back(o2);
+    m.eq_active.push_back(e.active ? 1 : 0);
+    append(m.eq_solref, {e.solref[0], e.solref[1]});
+    m.eq_data.insert(m.eq_data.end(), data.begin(), data.end());
+    ++m.neq;
+  }
+
   // Actuators.
   for (const ActuatorSpec& a : actuators_) {
+    if (a.tendon >= 0) {
+      if (a.tendon >= m.ntendon)
+        throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) +
+                                 " out of range");
+      if (a.type < kActMotor || a.type > kActPD)
+        throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
+      if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
+        throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
+      if (a.type == kActVelocity && !(a.kd > 0))
+        throw std::runtime_error("actuator '" + a.name + "': a velocity actuator needs kd > 0");
+      m.actuator_names.push_back(a.name);
+      m.actuator_type.push_back(a.type);
+      m.actuator_dofadr.push_back(m.jnt_dofadr[static_cast<std::size_t>(
+          m.wrap_jntid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])])]);
+      m.actuator_tendonid.push_back(a.tendon);
+      m.actuator_gear.push_back(a.gear);
+      m.actuator_kp.push_back(a.kp);
+      m.actuator_kd.push_back(a.kd);
+      m.actuator_ctrllimited.push_back(a.ctrllimited ? 1 : 0);
+      append(m.actuator_ctrlrange, {a.ctrlrange[0], a.ctrlrange[1]});
+      m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
+      append(m.actuator_forcerange, {a.forcerange[0], a.forcerange[1]});
+      continue;
+    }
     if (a.joint < 0 || a.joint >= njoint())
       throw std::runtime_error("actuator '" + a.name + "': joint index " + std::to_string(a.joint) + " out of range");
     const int j = joint_final[static_cast<std::size_t>(a.joint)];
@@ -334,6 +454,7 @@ Model ModelBuilder::finalize() const {
     m.actuator_names.push_back(a.name);
     m.actuator_type.push_back(a.type);
     m.actuator_dofadr.push_back(m.jnt_dofadr[static_cast<std::size_t>(j)]);
+    m.actuator_tendonid.push_back(-1);
     m.actuator_gear.push_back(a.gear);
     m.actuator_kp.push_back(a.kp);
     m.actuator_kd.push_back(a.kd);

@@ -24,7 +24,7 @@ const std::vector<std::string> kRootKeys = {"schema_version",   "name",    "desc
                                             "simulation",       "builder", "ground",
                                             "bodies",           "joints",  "initial_joint_q",
                                             "initial_joint_qd", "assets",  "controls",
-                                            "perturbation"};
+                                            "perturbation",     "tendons", "equalities"};
 }  // namespace
 
 // The sections are read in dependency order, not file order: simulation (dt is the builder's
@@ -57,6 +57,8 @@ Scene SceneParser::parse(const json& root) {
   }
   for (int b : order) add_body(b);
   if (const json* g = JsonReader::get(root, "ground")) add_ground(*g, "/ground");
+  if (const json* t = JsonReader::get(root, "tendons")) parse_tendons(*t, "/tendons");
+  if (const json* e = JsonReader::get(root, "equalities")) parse_equalities(*e, "/equalities");
 
   add_joint_drives();
 

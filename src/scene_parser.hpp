@@ -94,6 +94,8 @@ class SceneParser {
   void set_inertia(const json& v, const std::string& ptr, BodySpec& spec);
   void add_ground(const json& g, const std::string& ptr);
   void add_joint_drives();
+  void parse_tendons(const json& a, const std::string& ptr);
+  void parse_equalities(const json& a, const std::string& ptr);
   Model finalize();
   // scene_state_reader.cpp
   struct JointValue {

@@ -141,6 +141,17 @@ void SceneParser::parse_controls(const json& c, const std::string& ptr, Scene& s
     for (int i = 0; i < m.nu; ++i) {
       const int t = m.actuator_type[static_cast<std::size_t>(i)];
       if (t != kActPD && t != kActPosition) continue;
+      const int tendon = m.actuator_tendonid[static_cast<std::size_t>(i)];
+      if (tendon >= 0) {  // a servo on a tendon holds the tendon length
+        double L = 0;
+        for (int k = m.tendon_adr[static_cast<std::size_t>(tendon)];
+             k < m.tendon_adr[static_cast<std::size_t>(tendon)] + m.tendon_num[static_cast<std::size_t>(tendon)]; ++k)
+          L += m.wrap_coef[static_cast<std::size_t>(k)] *
+               s.qpos0[static_cast<std::size_t>(
+                   m.jnt_qposadr[static_cast<std::size_t>(m.wrap_jntid[static_cast<std::size_t>(k)])])];
+        s.controls[static_cast<std::size_t>(i)].value = L * m.actuator_gear[static_cast<std::size_t>(i)];
+        continue;
+      }
       const int dof = m.actuator_dofadr[static_cast<std::size_t>(i)];
       const int jnt = m.dof_jntid[static_cast<std::size_t>(dof)];
       s.controls[static_cast<std::size_t>(i)].value =

@@ -621,4 +621,140 @@ void SceneParser::add_joint_drives() {
   }
 }
 
+// Fixed tendons: L = sum coef q over revolute/prismatic joints (of "joints" or of an asset),
+// with optional limits, spring and damper (docs/scene-format.md, `tendons`).
+void SceneParser::parse_tendons(const json& a, const std::string& ptr) {
+  if (!a.is_array()) r_.fail(ptr, "expected an array of tendons, got " + describe(a));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string p = at(ptr, i);
+    const json& e = a[i];
+    r_.require_object(e, p);
+    r_.check_keys(e, p, {"id", "joints", "limit_lower", "limit_upper", "stiffness", "rest_length", "damping"},
+                  "a tendon");
+    TendonSpec t;
+    t.name = r_.string(r_.required(e, p, "id", "a unique tendon id"), at(p, "id"));
+    if (builder_.find_tendon(t.name) >= 0) r_.fail(at(p, "id"), "repeated tendon id '" + t.name + "'");
+    const json& js = r_.required(e, p, "joints", "an array of {\"joint\": id, \"coef\": number}");
+    const std::string jp = at(p, "joints");
+    if (!js.is_array() || js.empty())
+      r_.fail(jp, "expected a non-empty array of {\"joint\", \"coef\"}, got " + describe(js));
+    for (std::size_t k = 0; k < js.size(); ++k) {
+      const std::string ep = at(jp, k);
+      r_.require_object(js[k], ep);
+      r_.check_keys(js[k], ep, {"joint", "coef"}, "a tendon joint");
+      const std::string jn = r_.string(r_.required(js[k], ep, "joint", "a revolute or prismatic joint id"),
+                                       at(ep, "joint"));
+      const int j = builder_.find_joint(jn);
+      if (j < 0) r_.fail(at(ep, "joint"), "unknown joint '" + jn + "'");
+      const int type = builder_.joint(j).type;
+      if (type != kJointHinge && type != kJointSlide)
+        r_.fail(at(ep, "joint"), "joint '" + jn + "' must be revolute or prismatic");
+      for (const auto& [other, c] : t.joints)
+        if (other == j) r_.fail(at(ep, "joint"), "joint '" + jn + "' appears twice in the tendon");
+      t.joints.push_back({j, r_.number(r_.required(js[k], ep, "coef", "a number"), at(ep, "coef"))});
+    }
+    const json* lo = JsonReader::get(e, "limit_lower");
+    const json* hi = JsonReader::get(e, "limit_upper");
+    if (lo || hi) {
+      if (!lo) r_.fail(at(p, "limit_lower"), "missing required key (limit_lower and limit_upper are given together)");
+      if (!hi) r_.fail(at(p, "limit_upper"), "missing required key (limit_lower and limit_upper are given together)");
+      t.limited = true;
+      t.range = {r_.number(*lo, at(p, "limit_lower")), r_.number(*hi, at(p, "limit_upper"))};
+      if (!(t.range[0] <= t.range[1])) r_.fail(at(p, "limit_lower"), "limit_lower exceeds limit_upper");
+    }
+    if (const json* v = JsonReader::get(e, "stiffness")) t.stiffness = r_.nonnegative(*v, at(p, "stiffness"));
+    if (const json* v = JsonReader::get(e, "rest_length")) t.lengthspring = r_.number(*v, at(p, "rest_length"));
+    if (const json* v = JsonReader::get(e, "damping")) t.damping = r_.nonnegative(*v, at(p, "damping"));
+    builder_.add_tendon(t);
+  }
+}
+
+// Equality constraints (docs/scene-format.md, `equalities`): coupler (Drake's: q0 - ratio q1 -
+// offset = 0), connect (a point of body0 on a point of body1) and weld (a frame of body0 on a
+// frame of body1). Rigid (Drake's near-rigid regime) unless "solref" gives MuJoCo's compliance.
+void SceneParser::parse_equalities(const json& a, const std::string& ptr) {
+  if (!a.is_array()) r_.fail(ptr, "expected an array of equality constraints, got " + describe(a));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string p = at(ptr, i);
+    const json& e = a[i];
+    r_.require_object(e, p);
+    const std::string type = r_.string(r_.required(e, p, "type", "coupler, connect or weld"), at(p, "type"));
+    EqualitySpec q;
+    if (type == "coupler") {
+      r_.check_keys(e, p, {"type", "id", "active", "solref", "joint0", "joint1", "gear_ratio", "offset"}, "a coupler");
+      q.type = kEqJoint;
+    } else if (type == "connect") {
+      r_.check_keys(e, p, {"type", "id", "active", "solref", "body0", "body1", "anchor0", "anchor1"}, "a connect");
+      q.type = kEqConnect;
+    } else if (type == "weld") {
+      r_.check_keys(e, p, {"type", "id", "active", "solref", "body0", "body1", "frame0", "frame1"}, "a weld");
+      q.type = kEqWeld;
+    } else {
+      r_.fail(at(p, "type"), "expected coupler, connect or weld, got '" + type + "'");
+    }
+    if (const json* v = JsonReader::get(e, "id")) q.name = r_.string(*v, at(p, "id"));
+    if (const json* v = JsonReader::get(e, "active")) q.active = r_.boolean(*v, at(p, "active"));
+    if (const json* v = JsonReader::get(e, "solref")) {
+      const std::vector<double> sr = r_.numbers(*v, at(p, "solref"), 2);
+      if (!((sr[0] > 0 && sr[1] > 0) || (sr[0] <= 0 && sr[1] <= 0 && (sr[0] < 0 || sr[1] < 0))))
+        r_.fail(at(p, "solref"), "expected [timeconst > 0, dampratio > 0] or [-stiffness, -damping] (MuJoCo's solref)");
+      q.solref = {sr[0], sr[1]};
+    }
+    if (q.type == kEqJoint) {
+      auto joint = [&](const char* key) {
+        const std::string jn = r_.string(r_.required(e, p, key, "a revolute or prismatic joint id"), at(p, key));
+        const int j = builder_.find_joint(jn);
+        if (j < 0) r_.fail(at(p, key), "unknown joint '" + jn + "'");
+        if (builder_.joint(j).type != kJointHinge && builder_.joint(j).type != kJointSlide)
+          r_.fail(at(p, key), "joint '" + jn + "' must be revolute or prismatic");
+        return j;
+      };
+      q.obj1 = joint("joint0");
+      q.obj2 = joint("joint1");
+      if (q.obj1 == q.obj2) r_.fail(at(p, "joint1"), "joint0 and joint1 must differ");
+      const double ratio = JsonReader::get(e, "gear_ratio")
+                               ? r_.number(*JsonReader::get(e, "gear_ratio"), at(p, "gear_ratio"))
+                               : 1.0;
+      const double offset = JsonReader::get(e, "offset") ? r_.number(*JsonReader::get(e, "offset"), at(p, "offset"))
+                                                         : 0.0;
+      // Joint coordinates relative to their reference (0 for joints of "joints").
+      q.polycoef = {offset, ratio, 0, 0, 0};
+    } else {
+      auto body = [&](const char* key) {
+        const std::string bn = r_.string(r_.required(e, p, key, "\"world\" or a body id"), at(p, key));
+        if (bn == "world") return 0;
+        auto it = body_by_id_.find(bn);
+        const int b = it != body_by_id_.end() ? bodies_[static_cast<std::size_t>(it->second)].index
+                                              : builder_.find_body(bn);
+        if (b < 0) r_.fail(at(p, key), "unknown body '" + bn + "'");
+        return b;
+      };
+      q.obj1 = body("body0");
+      q.obj2 = body("body1");
+      if (q.obj1 == q.obj2) r_.fail(at(p, "body1"), "body0 and body1 must differ");
+      if (q.type == kEqConnect) {
+        q.pos1 = to_array(
+            r_.vec3(r_.required(e, p, "anchor0", "a point [x, y, z] in body0's frame"), at(p, "anchor0")));
+        if (const json* v = JsonReader::get(e, "anchor1")) {
+          q.pos2 = to_array(r_.vec3(*v, at(p, "anchor1")));
+          q.has_pos2 = true;
+        }
+      } else {
+        if (const json* v = JsonReader::get(e, "frame1")) {
+          const Transform x = r_.transform(*v, at(p, "frame1"));
+          q.pos2 = to_array(x.pos);
+          q.quat2 = {x.quat.w, x.quat.x, x.quat.y, x.quat.z};
+        }
+        if (const json* v = JsonReader::get(e, "frame0")) {
+          const Transform x = r_.transform(*v, at(p, "frame0"));
+          q.pos1 = to_array(x.pos);
+          q.quat1 = {x.quat.w, x.quat.x, x.quat.y, x.quat.z};
+          q.has_frame1 = true;
+        }
+      }
+    }
+    builder_.add_equality(q);
+  }
+}
+
 }  // namespace sap::scene_json

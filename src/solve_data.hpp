@@ -52,6 +52,13 @@ enum PdParam : int {
   kPdEffortHi,
   kNumPdParams
 };
+// hol_param: one holonomic row (docs/sap-math.md §12), of kind kHolKind:
+//   kHolKindBox: regularisation R, bias v_hat, impulse bounds [lo, hi] (lo = 0, hi = +inf for
+//                one-sided limits; -inf, +inf for equalities);
+//   kHolKindPd:  an implicit PD servo on the row's coordinate (a tendon length): the PdParam
+//                values in slots kHolPd + PdParam (docs/sap-math.md §5 with vc = J v).
+enum HolonomicParam : int { kHolKind = 0, kHolR, kHolVhat, kHolLo, kHolHi, kHolPd = 1, kNumHolonomicParams = 1 + 8 };
+enum HolonomicKind : int { kHolKindBox = 0, kHolKindPd = 1 };
 // newton_real / newton_int: the Newton loop's state between the launches of the split path.
 enum NewtonRealSlot : int { kIterCost = 0, kIterCostPrev, kIterAlpha, kIterRowsCost, kNumNewtonReal };
 enum NewtonIntSlot : int { kIterK = 0, kIterLineSearchTotal, kIterFlags, kIterExitReason, kIterPhase, kNumNewtonInt };
@@ -63,16 +70,20 @@ struct SolveSizes {
   int nlim = 0;    // limit rows (2 per limited hinge/slide)
   int npd = 0;     // PD rows (position, velocity and pd actuators)
   int ntrace = 1;  // cost trace entries (max_iterations + 1)
+  int nhol = 0;    // holonomic rows (tendon limits, equality constraints), appended after the PD rows
+  int nhjac = 0;   // Jacobian entries per holonomic row
   // Constraint rows (vc, dvc, gamma): contact c at 3c..3c+2 ([t1, t2, n]), then the limit rows,
   // then the PD rows.
-  SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd; }
+  SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd + nhol; }
   SAP_HDI int limit_row(int r) const { return 3 * ncmax + r; }
   SAP_HDI int pd_row(int r) const { return 3 * ncmax + nlim + r; }
+  SAP_HDI int hol_row(int r) const { return 3 * ncmax + nlim + npd + r; }
   // Constraint Hessians G: 6 per contact (symmetric 3x3, [00, 01, 02, 11, 12, 22]), then one
   // per limit row, then one per PD row.
-  SAP_HDI int nG() const { return 6 * ncmax + nlim + npd; }
+  SAP_HDI int nG() const { return 6 * ncmax + nlim + npd + nhol; }
   SAP_HDI int limit_G(int r) const { return 6 * ncmax + r; }
   SAP_HDI int pd_G(int r) const { return 6 * ncmax + nlim + r; }
+  SAP_HDI int hol_G(int r) const { return 6 * ncmax + nlim + npd + r; }
 };
 
 // One row per buffer: X(name, type, count per world) and what it holds.
@@ -106,7 +117,12 @@ struct SolveSizes {
   X(cost, double, kNumSolveCosts)           /* SolveCost */                                        \
   X(cost_trace, double, ntrace)             /* cost at the top of each Newton iteration */         \
   X(newton_real, double, kNumNewtonReal)    /* NewtonRealSlot (split path) */                      \
-  X(newton_int, int, kNumNewtonInt)         /* NewtonIntSlot (split path) */
+  X(newton_int, int, kNumNewtonInt)         /* NewtonIntSlot (split path) */                     \
+  X(hol_count, int, 1)                      /* holonomic rows in the solve */                      \
+  X(hol_jac_n, int, nhol)                   /* Jacobian entries of each row */                     \
+  X(hol_jac_dof, int, nhol * nhjac)         /* their dofs, decreasing */                           \
+  X(hol_jac_val, double, nhol * nhjac)      /* d vc / d v_dof */                                   \
+  X(hol_param, double, nhol * kNumHolonomicParams) /* HolonomicParam */
 // clang-format on
 
 struct SolveView {
@@ -121,7 +137,9 @@ class SolveData {
   SolveData() = default;
   SolveData(const SolveSizes& s, int nworld, Backend b) : size_(s) {
     const int nv = s.nv, nv_pad = s.nv_pad, ncmax = s.ncmax, njac = s.njac, nlim = s.nlim, npd = s.npd;
-    const int nrow = s.nrow(), nG = s.nG(), ntrace = s.ntrace;
+    const int nrow = s.nrow(), nG = s.nG(), ntrace = s.ntrace, nhol = s.nhol, nhjac = s.nhjac;
+    (void)nhol;
+    (void)nhjac;
     (void)ntrace;
     (void)nv;
     (void)nv_pad;

@@ -41,7 +41,20 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations
     const int t = m.jnt_type[static_cast<std::size_t>(j)];
     if (m.jnt_limited[static_cast<std::size_t>(j)] && (t == kJointHinge || t == kJointSlide)) s.nlim += 2;
   }
-  for (int u = 0; u < m.nu; ++u) s.npd += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor;
+  for (int u = 0; u < m.nu; ++u)
+    s.npd += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
+             m.actuator_tendonid[static_cast<std::size_t>(u)] < 0;
+  // Holonomic rows: two per limited tendon, then the rows of every active equality.
+  s.nhjac = s.njac;
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (m.tendon_limited[static_cast<std::size_t>(t)]) s.nhol += 2;
+    s.nhjac = std::max(s.nhjac, m.tendon_num[static_cast<std::size_t>(t)]);
+  }
+  for (int e = 0; e < m.neq; ++e)
+    if (m.eq_active[static_cast<std::size_t>(e)]) s.nhol += equality_rows(m.eq_type[static_cast<std::size_t>(e)]);
+  for (int u = 0; u < m.nu; ++u)  // servos on tendons
+    s.nhol += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
+              m.actuator_tendonid[static_cast<std::size_t>(u)] >= 0;
   return s;
 }
 }  // namespace

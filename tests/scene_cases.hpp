@@ -24,6 +24,7 @@ inline const std::vector<std::string> kSceneCases = {"pendulum",
                                                      "box_stack_5",
                                                      "franka_cube",
                                                      "sphere_pile",
+                                                     "constrained_mechanisms",
                                                      "humanoid",
                                                      "g1",
                                                      "panda"};
@@ -33,7 +34,7 @@ inline Scene load_named(const std::string& name) {
   auto mjcf = [](const std::string& path, const std::string& keyframe) {
     return std::string(R"({"schema_version": 1, "name": "m", "simulation": {"dt": 0.002, "num_worlds": 1},
       "assets": [{"id": "robot", "type": "mjcf", "path": ")") +
-           path + R"(", "keyframe": ")" + keyframe + R"(", "drop_unsupported": true}]})";
+           path + R"(", "keyframe": ")" + keyframe + R"("}]})";
   };
   if (name == "g1") return parse_scene(mjcf("../../shared/models/unitree_g1/scene_flat.xml", "home"), "g1", kScenes);
   if (name == "panda")

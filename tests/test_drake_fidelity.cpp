@@ -100,6 +100,25 @@ FixtureScene build(const json& j) {
     s.ctrl_vel.push_back(ja.at("ctrl_vel"));
     s.ctrl_ff.push_back(ja.at("u_ff"));
   }
+  // Drake's coupler and weld constraints (near-rigid: rigid equalities here).
+  if (o.contains("equalities"))
+    for (const json& je : o.at("equalities")) {
+      EqualitySpec e;
+      e.obj1 = je.at("obj1");
+      e.obj2 = je.at("obj2");
+      if (je.at("type") == "joint") {
+        e.type = kEqJoint;
+        e.polycoef = arr<5>(je.at("polycoef"));
+      } else {
+        e.type = kEqWeld;
+        e.pos1 = arr<3>(je.at("pos1"));
+        e.quat1 = arr<4>(je.at("quat1"));
+        e.pos2 = arr<3>(je.at("pos2"));
+        e.quat2 = arr<4>(je.at("quat2"));
+        e.has_frame1 = true;
+      }
+      b.add_equality(e);
+    }
   s.model = b.finalize();
   s.h = j.at("model").at("time_step");
   s.beta = j.at("model").at("near_rigid_threshold");
@@ -233,9 +252,9 @@ double trajectory_error(const json& j, const std::string& preset) {
 }
 
 const std::vector<std::string> kScenes = {
-    "sphere_drop",        "box_slide",        "box_incline_stick", "box_incline_slide",  "arm_limits",
-    "pd_effort",          "sphere_drop_similar", "box_slide_similar", "box_stack_similar", "sphere_drop_lagged",
-    "box_slide_lagged",   "box_stack_lagged"};
+    "sphere_drop",        "box_slide",          "box_incline_stick", "box_incline_slide", "arm_limits",
+    "pd_effort",          "coupler_arms",       "weld_pendulum",     "sphere_drop_similar", "box_slide_similar",
+    "box_stack_similar",  "sphere_drop_lagged", "box_slide_lagged",  "box_stack_lagged"};
 
 }  // namespace
 

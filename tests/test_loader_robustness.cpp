@@ -69,7 +69,7 @@ TEST(LoaderRobustness, RegressionCorpusGivesResultsOrLocatedErrors) {
 }
 
 // The seeds are valid inputs: they load through the string entry points (MJCF and URDF with
-// unsupported elements dropped, as the scenes do for the humanoid and the Franka).
+// unsupported elements dropped).
 TEST(LoaderRobustness, SeedCorpusLoads) {
   const auto scenes = files_in("fuzz/corpus/scene_json");
   const auto mjcf = files_in("fuzz/corpus/mjcf");

@@ -574,8 +574,8 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
       </body>
     </body>
   </worldbody>
-  <tendon><fixed name="t"><joint joint="j1" coef="1"/></fixed></tendon>
-  <equality><joint joint1="j1" joint2="j2"/></equality>
+  <tendon><spatial name="t"><site site="s1"/><site site="s2"/></spatial></tendon>
+  <equality><tendon tendon1="t"/></equality>
 </mujoco>)";
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
@@ -584,8 +584,10 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
   EXPECT_EQ(m.ngeom, 2);  // the colliding mesh is skipped, and its mass
   EXPECT_TRUE(has_warning(report, "model.xml:5: mesh geom that collides dropped"));
   EXPECT_TRUE(has_warning(report, "model.xml:5: mass of a mesh/hfield geom dropped"));
-  EXPECT_TRUE(has_warning(report, "model.xml:9: tendon dropped"));
-  EXPECT_TRUE(has_warning(report, "model.xml:10: equality constraint dropped"));
+  EXPECT_TRUE(has_warning(report, "model.xml:9: spatial tendon dropped"));
+  EXPECT_TRUE(has_warning(report, "model.xml:10: <tendon> equality dropped"));
+  EXPECT_EQ(m.ntendon, 0);
+  EXPECT_EQ(m.neq, 0);
 }
 
 // ------------------------------------------------------------------ errors with file:line
@@ -608,12 +610,15 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
       {"<mujoco>\n<worldbody>\n<body childclass=\"nope\"/>\n</worldbody>\n</mujoco>",
        "model.xml:3: unknown default class 'nope'"},
       {"<mujoco>\n<include file=\"missing.xml\"/>\n</mujoco>", "model.xml:2: cannot open file"},
-      {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<tendon>\n<fixed>\n"
-       "<joint joint=\"j\" coef=\"1\"/>\n</fixed>\n</tendon>\n</mujoco>",
-       "model.xml:6: tendon is not supported"},
+      {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<tendon>\n<spatial>\n"
+       "<site site=\"s\"/>\n</spatial>\n</tendon>\n</mujoco>",
+       "model.xml:6: spatial tendon is not supported"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<equality>\n"
-       "<joint joint1=\"j\"/>\n</equality>\n</mujoco>",
-       "model.xml:6: equality constraint is not supported"},
+       "<joint joint1=\"k\"/>\n</equality>\n</mujoco>",
+       "model.xml:6: joint equality: unknown joint 'k'"},
+      {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<tendon>\n<fixed>\n"
+       "<joint joint=\"x\" coef=\"1\"/>\n</fixed>\n</tendon>\n</mujoco>",
+       "model.xml:7: tendon: unknown joint 'x'"},
       {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"mesh\" mesh=\"m\"/>\n</body>\n</worldbody>\n</mujoco>",
        "model.xml:5: mesh geom that collides is not supported"},
       {"<mujoco>\n<worldbody>\n<body>\n<geom size=\"1\"/>\n<body>\n<freejoint/>\n<geom size=\"1\"/>\n</body>\n</body>\n"

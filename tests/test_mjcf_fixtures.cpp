@@ -46,7 +46,7 @@ void check_fixture(const std::string& name) {
   SCOPED_TRACE(model_path + " vs MuJoCo " + ref["mujoco_version"].get<std::string>());
 
   sap::ImportOptions opt;
-  opt.drop_unsupported = true;  // the Panda's finger equality does not enter M or the bias
+  opt.drop_unsupported = false;  // nothing is dropped: the Panda's finger equality is a coupler
   sap::ImportReport report;
   const sap::Model m = sap::load_mjcf(model_path, &report, opt);
 
@@ -171,26 +171,47 @@ TEST(MjcfFixtures, UnitreeG1) { check_fixture("unitree_g1"); }
 TEST(MjcfFixtures, FrankaPanda) { check_fixture("franka_panda"); }
 TEST(MjcfFixtures, Mujoco3Features) { check_fixture("features_mj3"); }
 
-// The reference models also exercise the report: what was dropped or ignored is listed once.
-TEST(MjcfFixtures, PandaReportsTheEqualityConstraint) {
+// The Panda's finger coupling (mjx_panda.xml:104, <joint joint1 joint2 solref="0.005 1">) is
+// imported as a joint equality: finger_joint1 = finger_joint2, MuJoCo's solref kept.
+TEST(MjcfFixtures, PandaImportsTheFingerCoupler) {
   const std::string path = std::string(SAP_SOURCE_DIR) + "/../shared/models/franka_emika_panda/mjx_single_cube.xml";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
-  // Rejected by default ...
-  try {
-    sap::load_mjcf(path);
-    ADD_FAILURE() << "the finger equality constraint should be rejected";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("mjx_panda.xml:104: equality constraint is not supported"), std::string::npos)
-        << e.what();
-  }
-  // ... dropped with one warning on request.
-  sap::ImportOptions opt;
-  opt.drop_unsupported = true;
   sap::ImportReport report;
-  sap::load_mjcf(path, &report, opt);
-  int n = 0;
-  for (const std::string& w : report.warnings) n += w.find("equality constraint dropped") != std::string::npos;
-  EXPECT_EQ(n, 1);
+  const sap::Model m = sap::load_mjcf(path, &report);  // no drop_unsupported
+  ASSERT_EQ(m.neq, 1);
+  EXPECT_EQ(m.eq_type[0], sap::kEqJoint);
+  EXPECT_EQ(m.eq_obj1id[0], m.joint_id("finger_joint1"));
+  EXPECT_EQ(m.eq_obj2id[0], m.joint_id("finger_joint2"));
+  EXPECT_EQ(m.eq_active[0], 1);
+  EXPECT_DOUBLE_EQ(m.eq_solref[0], 0.005);
+  EXPECT_DOUBLE_EQ(m.eq_solref[1], 1.0);
+  const double poly[5] = {0, 1, 0, 0, 0};  // MuJoCo's default polycoef
+  for (int k = 0; k < 5; ++k) EXPECT_DOUBLE_EQ(m.eq_data[static_cast<std::size_t>(k)], poly[k]);
+  for (const std::string& w : report.warnings) EXPECT_EQ(w.find("dropped"), std::string::npos) << w;
+}
+
+// The humanoid's hamstrings: two limited fixed tendons L = 0.5 hip_y - 0.5 knee, range [-0.3, 2].
+TEST(MjcfFixtures, HumanoidImportsTheHamstringTendons) {
+  const std::string path = std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
+  sap::ImportReport report;
+  const sap::Model m = sap::load_mjcf(path, &report);  // no drop_unsupported
+  ASSERT_EQ(m.ntendon, 2);
+  for (const char* side : {"right", "left"}) {
+    const int t = m.tendon_id(std::string("hamstring_") + side);
+    ASSERT_GE(t, 0);
+    const std::size_t ts = static_cast<std::size_t>(t);
+    EXPECT_EQ(m.tendon_limited[ts], 1);
+    EXPECT_DOUBLE_EQ(m.tendon_range[2 * ts], -0.3);
+    EXPECT_DOUBLE_EQ(m.tendon_range[2 * ts + 1], 2.0);
+    ASSERT_EQ(m.tendon_num[ts], 2);
+    const std::size_t a = static_cast<std::size_t>(m.tendon_adr[ts]);
+    EXPECT_EQ(m.wrap_jntid[a], m.joint_id(std::string("hip_y_") + side));
+    EXPECT_DOUBLE_EQ(m.wrap_coef[a], 0.5);
+    EXPECT_EQ(m.wrap_jntid[a + 1], m.joint_id(std::string("knee_") + side));
+    EXPECT_DOUBLE_EQ(m.wrap_coef[a + 1], -0.5);
+  }
+  for (const std::string& w : report.warnings) EXPECT_EQ(w.find("dropped"), std::string::npos) << w;
 }
 
 }  // namespace

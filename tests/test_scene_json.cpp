@@ -813,7 +813,7 @@ TEST(SceneJson, FreeJointVelocityForms) {
 TEST(SceneJson, MjcfAssetImport) {
   const std::string text = scene_with(
       R"("assets": [{"type": "mjcf", "path": "../../shared/models/humanoid.xml", "prefix": "h_",
-      "xform": {"p": [1, 0, 0]}, "drop_unsupported": true, "keyframe": "squat"}])");
+      "xform": {"p": [1, 0, 0]}, "keyframe": "squat"}])");
   sap::Scene s;
   try {
     s = sap::parse_scene(text, "asset.json", std::string(SAP_SOURCE_DIR) + "/scenes");
@@ -829,10 +829,10 @@ TEST(SceneJson, MjcfAssetImport) {
   EXPECT_DOUBLE_EQ(s.qpos0[0], 1.0);
   EXPECT_DOUBLE_EQ(s.qpos0[2], 0.596);
   EXPECT_DOUBLE_EQ(s.qpos0[s.model.jnt_qposadr[s.model.joint_id("h_knee_right")]], -2.65);
-  // Dropped tendons are reported, not silent.
-  bool tendon = false;
-  for (const auto& w : s.warnings) tendon = tendon || w.find("tendon") != std::string::npos;
-  EXPECT_TRUE(tendon);
+  // The hamstring tendons are imported (prefixed), nothing is dropped.
+  EXPECT_EQ(s.model.ntendon, 2);
+  EXPECT_GE(s.model.tendon_id("h_hamstring_left"), 0);
+  for (const auto& w : s.warnings) EXPECT_EQ(w.find("dropped"), std::string::npos) << w;
 }
 
 TEST(SceneJson, DocumentationExampleLoads) {

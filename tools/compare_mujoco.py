@@ -43,7 +43,9 @@ def run_mujoco(model, steps, threads):
 def run_ours(build, model, worlds, threads, steps):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
-        cmd = [os.path.join(build, "sap_bench"), model, "--drop-unsupported", "--backend", "cpu", "--worlds", str(worlds),
+        # No --drop-unsupported: the humanoid's tendons (and the Panda's coupler) are imported, so
+        # both simulators step the same model.
+        cmd = [os.path.join(build, "sap_bench"), model, "--backend", "cpu", "--worlds", str(worlds),
                "--threads", str(threads), "--steps", str(steps), "--min-time", "2", "--json", out, "--quiet"]
         subprocess.run(cmd, check=True)
         with open(out) as f:

@@ -406,10 +406,78 @@ def hunt_crossley_scenes():
     return out
 
 
+def scene_coupler_arms():
+    return {
+        "name": "coupler_arms",
+        "description": "Two links on revolute joints about y (tilted frames, off-centre coms) coupled by Drake's "
+                       "coupler constraint q_left = -0.5 q_right + 0.1 (SapCouplerConstraint, near-rigid), released "
+                       "from a consistent pose with inconsistent velocities; the pair swings under gravity.",
+        "time_step": 4e-3, "num_steps": 150, "near_rigid_threshold": 1.0,
+        "gravity": [0.0, 0.0, -9.81],
+        "bodies": [
+            {"name": "left", "mass": 0.8, "com_B": [0.12, 0.003, -0.002],
+             "inertia_com_B": [1.0e-3, 6.5e-3, 6.8e-3, 1.0e-4, -1.0e-4, 3.0e-5]},
+            {"name": "right", "mass": 1.3, "com_B": [0.18, -0.002, 0.004],
+             "inertia_com_B": [1.6e-3, 1.2e-2, 1.25e-2, -8.0e-5, 2.0e-4, 1.0e-5]},
+        ],
+        "joints": [
+            {"name": "left_hinge", "type": "revolute", "parent": "world", "child": "left",
+             "X_PF": pose([0.0, 0.0, 0.8], [0.1, 0.0, 0.0]), "X_CM": pose([-0.01, 0.0, 0.0]),
+             "axis": [0.0, 1.0, 0.0], "damping": 0.02, "limits": None},
+            {"name": "right_hinge", "type": "revolute", "parent": "world", "child": "right",
+             "X_PF": pose([0.5, 0.1, 0.8], [0.0, 0.0, 0.2]), "X_CM": pose([0.0, 0.0, 0.0]),
+             "axis": [0.0, 1.0, 0.0], "damping": 0.05, "limits": None},
+        ],
+        "geoms": [], "actuators": [],
+        "couplers": [{"joint0": "left_hinge", "joint1": "right_hinge", "gear_ratio": -0.5, "offset": 0.1}],
+        "initial": {"left_hinge": {"q": -0.1, "v": 0.5}, "right_hinge": {"q": 0.4, "v": -0.3}},
+    }
+
+
+def scene_weld_pendulum():
+    import numpy as np
+    # A free box welded (SapWeldConstraint, near-rigid) to the tip of a revolute pendulum; it
+    # starts 2 mm and 0.02 rad away from the weld pose, at rest while the pendulum swings.
+    q0, X_AP, X_BQ = 0.3, pose([0.3, 0.0, 0.0], [0.0, 0.0, 0.0]), pose([-0.05, 0.0, 0.02], [0.0, 0.1, 0.0])
+    c, s_ = math.cos(q0), math.sin(q0)
+    T_WA = np.eye(4)
+    T_WA[:3, :3] = np.array([[c, 0, s_], [0, 1, 0], [-s_, 0, c]])  # rotation about y by q0
+    T_WA[:3, 3] = [0.0, 0.0, 1.0]
+    T_WB = T_WA @ pose_mat(X_AP) @ np.linalg.inv(pose_mat(X_BQ))
+    T_off = pose_mat(pose([0.002, -0.001, 0.001], [0.0, 0.0, 0.02]))
+    T_WB = T_WB @ T_off
+    B = mat_pose(T_WB)
+    return {
+        "name": "weld_pendulum",
+        "description": "A 0.6 kg free body (non-diagonal inertia) welded by Drake's weld constraint (frames P on "
+                       "the pendulum tip, Q off the body origin) to a 1 kg revolute pendulum; it starts 2 mm and "
+                       "0.02 rad off the weld pose, at rest, while the pendulum swings at 1.5 rad/s.",
+        "time_step": 4e-3, "num_steps": 150, "near_rigid_threshold": 1.0,
+        "gravity": [0.0, 0.0, -9.81],
+        "bodies": [
+            {"name": "pendulum", "mass": 1.0, "com_B": [0.15, 0.0, 0.002],
+             "inertia_com_B": [1.2e-3, 8.0e-3, 8.2e-3, 0.0, 1.0e-4, 0.0]},
+            {"name": "box", "mass": 0.6, "com_B": [0.01, -0.005, 0.0],
+             "inertia_com_B": [9.0e-4, 1.1e-3, 1.3e-3, 5.0e-5, -2.0e-5, 1.0e-5]},
+        ],
+        "joints": [
+            {"name": "pivot", "type": "revolute", "parent": "world", "child": "pendulum",
+             "X_PF": pose([0.0, 0.0, 1.0]), "X_CM": pose(), "axis": [0.0, 1.0, 0.0], "damping": 0.01,
+             "limits": None},
+            {"name": "box_free", "type": "free", "parent": "world", "child": "box"},
+        ],
+        "geoms": [], "actuators": [],
+        "welds": [{"body_A": "pendulum", "X_AP": X_AP, "body_B": "box", "X_BQ": X_BQ}],
+        "initial": {"pivot": {"q": q0, "v": 1.5},
+                    "box_free": {"quat_WB": B["quat_wxyz"], "p_WB": B["pos"], "w_WB": [0.0, 0.0, 0.0],
+                                 "v_WB": [0.0, 0.0, 0.0]}},
+    }
+
+
 def all_scenes():
     return [scene_sphere_drop(), scene_box_slide(), scene_box_incline(20.0, "box_incline_stick", 1e8, 1e-4, 60),
-            scene_box_incline(35.0, "box_incline_slide", 1e4, 0.02, 120), scene_arm_limits(),
-            scene_pd_effort()] + hunt_crossley_scenes()
+            scene_box_incline(35.0, "box_incline_slide", 1e4, 0.02, 120), scene_arm_limits(), scene_pd_effort(),
+            scene_coupler_arms(), scene_weld_pendulum()] + hunt_crossley_scenes()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -454,6 +522,12 @@ def build_drake(scene, use_sampled_output_ports=False):
             joints[j["name"]] = jt
         else:
             raise ValueError(f"scene {scene['name']}: unsupported joint type {j['type']}")
+    # Holonomic constraints (SapCouplerConstraint, SapWeldConstraint; near-rigid in Drake).
+    for c in scene.get("couplers", []):
+        plant.AddCouplerConstraint(joints[c["joint0"]], joints[c["joint1"]], c["gear_ratio"], c["offset"])
+    for w in scene.get("welds", []):
+        plant.AddWeldConstraint(bodies[w["body_A"]], drake_transform(w["X_AP"]), bodies[w["body_B"]],
+                                drake_transform(w["X_BQ"]))
     geom_ids = {}
     for g in scene["geoms"]:
         props = ProximityProperties()
@@ -570,8 +644,19 @@ def ours_model(scene):
                          "forcelimited": math.isfinite(a["effort_limit"]),
                          "forcerange": [-a["effort_limit"], a["effort_limit"]],
                          "ctrl": a["q_target"], "ctrl_vel": a["v_target"], "u_ff": a["u_ff"]})
+    # Equalities as our EqualitySpec: coupler q0 - rho q1 - offset = 0 is the joint equality
+    # q0 = offset + rho q1 (polycoef); weld frames P on body A, Q on body B in the body frames.
+    jnames = [j["name"] for j in scene["joints"]]
+    out_eqs = []
+    for c in scene.get("couplers", []):
+        out_eqs.append({"type": "joint", "obj1": jnames.index(c["joint0"]), "obj2": jnames.index(c["joint1"]),
+                        "polycoef": [c["offset"], c["gear_ratio"], 0.0, 0.0, 0.0]})
+    for w in scene.get("welds", []):
+        out_eqs.append({"type": "weld", "obj1": names.index(w["body_A"]), "obj2": names.index(w["body_B"]),
+                        "pos1": w["X_AP"]["pos"], "quat1": w["X_AP"]["quat_wxyz"],
+                        "pos2": w["X_BQ"]["pos"], "quat2": w["X_BQ"]["quat_wxyz"]})
     return {"bodies": out_bodies, "joints": out_joints, "geoms": out_geoms, "actuators": out_acts,
-            "nq": qadr, "nv": vadr}
+            "equalities": out_eqs, "nq": qadr, "nv": vadr}
 
 
 def ours_fk(ours, qpos):
@@ -730,6 +815,7 @@ def fixture_for(scene, records, plant, joints, sg, geom_ids, cmdline):
             "near_rigid_threshold": scene["near_rigid_threshold"],
             "bodies": scene["bodies"], "joints": scene["joints"], "geoms": scene["geoms"],
             "actuators": scene["actuators"], "collision_pairs": pairs, "pair_parameters": pair_params,
+            "couplers": scene.get("couplers", []), "welds": scene.get("welds", []),
             "initial": scene["initial"],
         },
         "ours": ours_model(scene),
@@ -1080,7 +1166,8 @@ def load_fixture_scene(fx):
     return {"name": fx["name"], "time_step": m["time_step"], "near_rigid_threshold": m["near_rigid_threshold"],
             "gravity": m["gravity"], "bodies": m["bodies"], "joints": m["joints"], "geoms": m["geoms"],
             "actuators": m["actuators"], "initial": m["initial"], "num_steps": fx["num_steps"],
-            "description": fx["description"], "_pairs": m["collision_pairs"]}
+            "description": fx["description"], "_pairs": m["collision_pairs"],
+            "couplers": m.get("couplers", []), "welds": m.get("welds", [])}
 
 
 def replay(fx):
@@ -1307,6 +1394,10 @@ def cmd_verify(args):
             # The numpy replay implements SAP's cone only; Hunt-Crossley fixtures are checked by
             # the C++ fidelity test (tests/test_drake_fidelity.cpp) alone.
             print(f"== {fx['name']}: {fx['drake']['discrete_contact_approximation']} approximation, not replayed")
+            continue
+        if fx["model"].get("couplers") or fx["model"].get("welds"):
+            print(f"== {fx['name']}  skipped: the numpy replay has no coupler/weld rows "
+                  "(tests/test_drake_fidelity.cpp compares the drake preset directly)")
             continue
         t0 = time.time()
         st = replay(fx)

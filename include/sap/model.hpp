@@ -30,6 +30,17 @@ enum ActuatorType : int {
   kActPD = 3,        // implicit PD with position target ctrl and velocity target ctrl_vel
 };
 
+// Equality constraints, SAP holonomic constraints (docs/sap-math.md §12). eq_data per type:
+//   kEqJoint   q1 - q1_0 = c0 + c1 x + c2 x^2 + c3 x^3 + c4 x^4,  x = q2 - q2_0 (q_0: jnt_qpos0);
+//              data[0..4] = c (no joint 2: q1 - q1_0 = c0). One row.
+//   kEqConnect point P of body 1 coincides with point Q of body 2: data[0..2] = p_1P (body-1
+//              frame), data[3..5] = p_2Q (body-2 frame). Three rows.
+//   kEqWeld    frame P of body 1 coincides with frame Q of body 2: data[0..2] p_1P, data[3..6]
+//              q_1P, data[7..9] p_2Q, data[10..13] q_2Q. Six rows.
+enum EqualityType : int { kEqJoint = 0, kEqConnect = 1, kEqWeld = 2 };
+constexpr int kEqDataSize = 14;
+SAP_HDI int equality_rows(int type) { return type == kEqJoint ? 1 : type == kEqConnect ? 3 : 6; }
+
 constexpr int kNumGeomTypes = 5;
 // Hunt-Crossley dissipation d (s/m) of a geom that names none (contact_approximation = similar or
 // lagged). Drake's plant derives its default from a penetration allowance delta as
@@ -106,12 +117,31 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(actuator_ctrllimited, int, nu)                                              \
   X(actuator_ctrlrange, double, nu * 2)                                         \
   X(actuator_forcelimited, int, nu)                                             \
-  X(actuator_forcerange, double, nu * 2)
+  X(actuator_forcerange, double, nu * 2)                                         \
+  X(actuator_tendonid, int, nu) /* -1: joint transmission; else the fixed tendon it drives */ \
+  /* fixed tendons: length L = sum_k wrap_coef[k] q[wrap_jntid[k]] over k in [adr, adr + num) */ \
+  X(tendon_adr, int, ntendon)                                                   \
+  X(tendon_num, int, ntendon)                                                   \
+  X(tendon_limited, int, ntendon)                                               \
+  X(tendon_range, double, ntendon * 2)                                          \
+  X(tendon_stiffness, double, ntendon) /* spring -k (L - lengthspring), explicit */ \
+  X(tendon_lengthspring, double, ntendon)                                       \
+  X(tendon_damping, double, ntendon) /* -b dL/dt, implicit like dof_damping */  \
+  X(wrap_jntid, int, nwrap)          /* hinge or slide joint */                 \
+  X(wrap_coef, double, nwrap)                                                   \
+  /* equality constraints (EqualityType; eq_data layout there) */               \
+  X(eq_type, int, neq)                                                          \
+  X(eq_obj1id, int, neq) /* joint (kEqJoint) or body */                         \
+  X(eq_obj2id, int, neq) /* joint (-1: none) or body (0: world) */              \
+  X(eq_active, int, neq)                                                        \
+  X(eq_solref, double, neq * 2) /* MuJoCo solref; (0, 0): rigid (near-rigid regime) */ \
+  X(eq_data, double, neq * kEqDataSize)
 // clang-format on
 
 // Non-owning view of the model arrays (host or device pointers), passed by value to kernels.
 struct ModelView {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
+  int ntendon = 0, nwrap = 0, neq = 0;
   double gravity[3] = {0, 0, 0};
 #define SAP_X(name, type, count) const type* name = nullptr;
   SAP_MODEL_ARRAYS(SAP_X)
@@ -160,6 +190,7 @@ struct PerWorldModelKernel {
 // Host-side model. Built by ModelBuilder (scene_json, mjcf, urdf); validated at finalize.
 struct Model {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
+  int ntendon = 0, nwrap = 0, neq = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double timestep = 0.001;  // default step of the source file; the solver takes dt per step
 
@@ -167,12 +198,13 @@ struct Model {
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X
 
-  std::vector<std::string> body_names, jnt_names, geom_names, actuator_names;
+  std::vector<std::string> body_names, jnt_names, geom_names, actuator_names, tendon_names, eq_names;
 
   int body_id(const std::string& name) const;      // -1 when absent
   int joint_id(const std::string& name) const;     // -1 when absent
   int geom_id(const std::string& name) const;      // -1 when absent
   int actuator_id(const std::string& name) const;  // -1 when absent
+  int tendon_id(const std::string& name) const;    // -1 when absent
   int ntree() const;                               // number of top-level bodies with dofs
 
   // Host view of the arrays (pointers into this object).

@@ -56,10 +56,37 @@ struct GeomSpec {
   double mass = -1;           // >= 0 overrides density
 };
 
+// Fixed tendon: length L = sum coef_k q_k over 1-dof joints (MJCF <tendon><fixed>).
+struct TendonSpec {
+  std::string name;
+  std::vector<std::pair<int, double>> joints;  // (joint index, coefficient)
+  bool limited = false;
+  std::array<double, 2> range{0, 0};
+  double stiffness = 0, lengthspring = 0, damping = 0;
+};
+
+// Equality constraint (MJCF <equality>; JSON "equalities"). Indices are builder indices.
+struct EqualitySpec {
+  std::string name;
+  int type = kEqJoint;
+  int obj1 = -1, obj2 = -1;  // kEqJoint: joints (obj2 -1: none); connect/weld: bodies (obj2 0: world)
+  bool active = true;
+  std::array<double, 2> solref{0, 0};             // (0, 0): rigid; else MuJoCo's solref
+  std::array<double, 5> polycoef{0, 1, 0, 0, 0};  // kEqJoint
+  // connect: point P on body 1 (pos1); Q on body 2 (pos2) when has_pos2, else the point of body 2
+  // that coincides with P in the reference configuration (qpos0).
+  // weld: frame Q on body 2 (pos2, quat2); P on body 1 (pos1, quat1) when has_frame1, else the
+  // frame of body 1 that coincides with Q in the reference configuration.
+  Vec3d pos1{0, 0, 0}, pos2{0, 0, 0};
+  Quatd quat1{1, 0, 0, 0}, quat2{1, 0, 0, 0};
+  bool has_pos2 = false, has_frame1 = false;
+};
+
 struct ActuatorSpec {
   std::string name;
   int type = kActMotor;
-  int joint = -1;  // 1-dof joint (hinge/slide) it acts on
+  int joint = -1;   // 1-dof joint (hinge/slide) it acts on
+  int tendon = -1;  // or the fixed tendon it acts on: force F along L, J_t^T F on the dofs
   double gear = 1, kp = 0, kd = 0;
   bool ctrllimited = false;
   std::array<double, 2> ctrlrange{0, 0};
@@ -93,6 +120,9 @@ class ModelBuilder {
   int add_joint(int body, const JointSpec& j);
   int add_geom(int body, const GeomSpec& g);
   int add_actuator(const ActuatorSpec& a);
+  int add_tendon(const TendonSpec& t);
+  int add_equality(const EqualitySpec& e);
+  int find_tendon(const std::string& name) const;
 
   void set_gravity(const Vec3d& g) { gravity_ = g; }
   void set_timestep(double dt) { timestep_ = dt; }
@@ -124,6 +154,8 @@ class ModelBuilder {
   std::vector<JointEntry> joints_;
   std::vector<GeomEntry> geoms_;
   std::vector<ActuatorSpec> actuators_;
+  std::vector<TendonSpec> tendons_;
+  std::vector<EqualitySpec> equalities_;
   Vec3d gravity_{0, 0, -9.81};
   double timestep_ = 0.001;
   CollisionFilter filter_;

@@ -168,7 +168,9 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
     "similar/lagged: slip speed v_s below which friction is regularised (m/s)")                               \
   X(limit_stiffness, double, 1e12, x > 0, "a number > 0", "joint-limit constraint stiffness (Drake's)")        \
   X(limit_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of joint-limit rows")              \
-  X(pd_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of the implicit PD rows' gain clamp")
+  X(pd_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of the implicit PD rows' gain clamp")  \
+  X(equality_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0",                                       \
+    "beta of equality-constraint rows (coupler, connect, weld; Drake's)")
 // clang-format on
 
 // Machine epsilon of a precision (the slop default scales with it).

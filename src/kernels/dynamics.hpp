@@ -126,6 +126,18 @@ SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring
       spring_out[m.jnt_dofadr[j]] = double(-S(m.jnt_stiffness[j]) *
                                            (S(qpos[m.jnt_qposadr[j]]) - S(m.jnt_springref[j])));
   }
+  // Fixed-tendon springs: J_t^T (-k (L - lengthspring)), L = sum c_k q_k.
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (m.tendon_stiffness[t] == 0) continue;
+    const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+    S L = S(0);
+    for (int k = adr; k < adr + num; ++k) L += S(m.wrap_coef[k]) * S(qpos[m.jnt_qposadr[m.wrap_jntid[k]]]);
+    const S f = -S(m.tendon_stiffness[t]) * (L - S(m.tendon_lengthspring[t]));
+    for (int k = adr; k < adr + num; ++k) {
+      const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
+      spring_out[dof] = double(S(spring_out[dof]) + S(m.wrap_coef[k]) * f);
+    }
+  }
 }
 
 // Feed-forward generalized force of motor actuators: gear * clamp(clamp(ctrl, ctrlrange), forcerange).

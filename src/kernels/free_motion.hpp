@@ -59,9 +59,29 @@ struct FreeMotionKernel {
       const double* ctrl = control.ctrl(w);
       for (int u = 0; u < m.nu; ++u)
         if (m.actuator_type[u] == kActMotor) {
-          const int dof = m.actuator_dofadr[u];
-          k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
+          const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
+          if (t < 0) {
+            const int dof = m.actuator_dofadr[u];
+            k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
+          } else {  // tendon transmission: J_t^T (gear ctrl)
+            const S f = motor_force<S>(m, u, ctrl[u]);
+            for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
+              const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
+              k0[dof] = double(S(k0[dof]) + S(m.wrap_coef[k]) * f);
+            }
+          }
         }
+      // Tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as dof_damping).
+      for (int t = 0; t < m.ntendon; ++t) {
+        if (m.tendon_damping[t] == 0) continue;
+        const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+        S Ld = S(0);
+        for (int k = adr; k < adr + num; ++k) Ld += S(m.wrap_coef[k]) * S(qvel[m.jnt_dofadr[m.wrap_jntid[k]]]);
+        for (int k = adr; k < adr + num; ++k) {
+          const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
+          k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(m.wrap_coef[k]) * Ld);
+        }
+      }
     }
     team.sync();
     double* M = d.M(w);
@@ -73,6 +93,18 @@ struct FreeMotionKernel {
     for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
       const int i = idx / ld, j = idx % ld;
       A[idx] = (i == j && i < nv) ? double(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
+    }
+    team.sync();
+    if (team.rank() == 0) {
+      for (int t = 0; t < m.ntendon; ++t) {  // h b J_t^T J_t (both triangles: A is full)
+        if (m.tendon_damping[t] == 0) continue;
+        const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+        for (int a = adr; a < adr + num; ++a)
+          for (int b = adr; b < adr + num; ++b) {
+            const int idx = m.jnt_dofadr[m.wrap_jntid[a]] * ld + m.jnt_dofadr[m.wrap_jntid[b]];
+            A[idx] = double(S(A[idx]) + S(h) * S(m.tendon_damping[t]) * S(m.wrap_coef[a]) * S(m.wrap_coef[b]));
+          }
+      }
     }
     team.sync();
     // Factor A once in precision S; each pass solves A a = k0 - bias and sets v* = v + h a.

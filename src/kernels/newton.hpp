@@ -62,6 +62,16 @@ struct SapSolveKernel {
     for (int r = team.rank(); r < nl; r += team.size())
       out[lim0 + r] = s.lim_param(w)[kNumLimitParams * r + kLimSign] * x[s.lim_dof(w)[r]];
     for (int r = team.rank(); r < npd; r += team.size()) out[pd0 + r] = x[s.pd_dof(w)[r]];
+    // Holonomic rows (tendon limits, equalities): sparse Jacobian rows.
+    const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
+    for (int r = team.rank(); r < nh; r += team.size()) {
+      const int nj = s.hol_jac_n(w)[r];
+      const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
+      const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
+      So a = So(0);
+      for (int k = 0; k < nj; ++k) a += So(val[k]) * So(x[dof[k]]);
+      out[hol0 + r] = double(a);
+    }
     team.sync();
   }
 
@@ -122,6 +132,27 @@ struct SapSolveKernel {
         s.G(w)[s.size.pd_G(r)] = double(G);
       }
     }
+    const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
+    for (int r = team.rank(); r < nh; r += team.size()) {
+      const double* hp = s.hol_param(w) + kNumHolonomicParams * r;
+      const So dx = alpha != So(0) || want_hessian ? So(dvc[hol0 + r]) : So(0);
+      const So x = So(vc[hol0 + r]) + alpha * dx;
+      So gamma, G;
+      if (hp[kHolKind] == kHolKindPd) {  // servo on a tendon: the PD row on vc = J_t v
+        const double* pp = hp + kHolPd;
+        const PdParams<So> pd{So(pp[kPdKp]),      So(pp[kPdKd]),          So(pp[kPdQ0]),       So(pp[kPdQTarget]),
+                              So(pp[kPdVTarget]), So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
+        sum.cost += pd_row<So>(pd, So(p.h), x, &gamma, &G);
+      } else {
+        sum.cost += holonomic_row<So>(So(hp[kHolR]), So(hp[kHolVhat]), So(hp[kHolLo]), So(hp[kHolHi]), x, &gamma, &G);
+      }
+      sum.dvc_gamma += dx * gamma;
+      sum.dvc_G_dvc += dx * G * dx;
+      if (store) {
+        s.gamma(w)[hol0 + r] = double(gamma);
+        s.G(w)[s.size.hol_G(r)] = double(G);
+      }
+    }
     sum.cost = team.reduce_sum(sum.cost);
     sum.dvc_gamma = team.reduce_sum(sum.dvc_gamma);
     if (want_hessian) sum.dvc_G_dvc = team.reduce_sum(sum.dvc_G_dvc);
@@ -180,6 +211,13 @@ struct SapSolveKernel {
         const int dof = s.pd_dof(w)[r];
         jtg[dof] = double(So(jtg[dof]) + So(gamma[pd0 + r]));
       }
+      const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
+      for (int r = 0; r < nh; ++r) {
+        const int nj = s.hol_jac_n(w)[r];
+        const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
+        const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
+        for (int k = 0; k < nj; ++k) jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[k]) * So(gamma[hol0 + r]));
+      }
     }
     team.sync();
   }
@@ -223,6 +261,22 @@ struct SapSolveKernel {
         if (s.pd_dof(w)[r] == i) H[i * ld + i] += s.G(w)[s.size.pd_G(r)];
     }
     team.sync();
+    // Holonomic rows: rank-one J_r^T G_r J_r each, shared by the team as for a contact (a row's
+    // entries have distinct dofs, decreasing); a sync separates rows.
+    const int nh = s.hol_count(w)[0];
+    for (int r = 0; r < nh; ++r) {
+      const So G = So(s.G(w)[s.size.hol_G(r)]);
+      if (G == So(0)) continue;
+      const int nj = s.hol_jac_n(w)[r];
+      const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
+      const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
+      for (int a = team.rank(); a < nj; a += team.size()) {
+        const So ga = G * So(val[a]);
+        double* row = H + dof[a] * ld;
+        for (int b = a; b < nj; ++b) row[dof[b]] = double(So(row[dof[b]]) + ga * So(val[b]));
+      }
+      team.sync();
+    }
   }
 
   // Loads the Newton system H dv = -g into the factor buffer, in the linear-solve precision Sl
@@ -312,7 +366,7 @@ struct SapSolveKernel {
       team.sync();
       return;
     }
-    const int nrow_used = s.con_count(w)[0] + s.lim_count(w)[0] + s.size.npd;
+    const int nrow_used = s.con_count(w)[0] + s.lim_count(w)[0] + s.size.npd + s.hol_count(w)[0];
     if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
       if (team.rank() == 0) s.cost(w)[kCostResidualRatio] = s.cost(w)[kCostOptimality] = 0;

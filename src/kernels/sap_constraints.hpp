@@ -236,4 +236,35 @@ SAP_HDI void pd_near_rigid_clamp(S h, S beta, S A_jj, S* Kp, S* Kd) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Holonomic row (SapHolonomicConstraint, one row of it; docs/sap-math.md §12): impulse bounds
+// [lo, hi] (lo <= 0 <= hi; lo = 0, hi = +inf is the one-sided limit row above), y = (v_hat - vc) / R,
+//   gamma = clamp(y, lo, hi),   l = R (gamma y - gamma^2 / 2),   G = 1/R for lo < y < hi else 0.
+// l is the antiderivative of R clamp(y) in y (dl/dvc = -gamma): R y^2/2 inside the bounds,
+// continued linearly outside (the same Phi as the PD row's effort limits).
+template <class S>
+SAP_HDI S holonomic_row(S R, S v_hat, S lo, S hi, S vc, S* gamma_out, S* G_out) {
+  const S y = (v_hat - vc) / R;
+  const S g = y < lo ? lo : (y > hi ? hi : y);
+  *gamma_out = g;
+  if (G_out) *G_out = (y > lo && y < hi) ? S(1) / R : S(0);
+  return R * (g * y - S(0.5) * g * g);
+}
+
+// Regularisation of a holonomic row with Delassus weight w (docs/sap-math.md §12.2): the compliant
+// value R_c = 1 / (h k (h + tau_d)) (0 for a rigid constraint, k = inf) floored at the
+// near-rigid value beta^2 / (4 pi^2) w; a floored row uses the relaxation time tau_d = h in its
+// bias v_hat = -g / (h + tau_d) (Drake's SapHolonomicConstraint). Returns R; *tau_out is the
+// relaxation time of the bias.
+template <class S>
+SAP_HDI S holonomic_compliance(S R_c, S tau_d, S h, S beta, S w, S* tau_out) {
+  const S R_nr = beta * beta / S(4 * kPi * kPi) * w;
+  if (!(R_c >= R_nr) || !(R_c > S(0))) {
+    *tau_out = h;
+    return R_nr > S(0) ? R_nr : S(1e-12) * w;
+  }
+  *tau_out = tau_d;
+  return R_c;
+}
+
 }  // namespace sap

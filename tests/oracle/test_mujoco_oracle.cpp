@@ -77,7 +77,7 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
   ASSERT_TRUE(mj.m) << "MuJoCo could not load " << path << ": " << mj.error;
   const mjModel* mm = mj.m;
   sap::ImportOptions opt;
-  opt.drop_unsupported = true;  // e.g. the humanoid's tendons: they do not enter M or the bias
+  opt.drop_unsupported = false;  // nothing of dynamical effect is dropped (tendons, equalities imported)
   sap::ImportReport report;
   const sap::Model m = sap::load_mjcf(path, &report, opt);
 
@@ -159,8 +159,12 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
     SCOPED_TRACE("actuator " + m.actuator_names[static_cast<std::size_t>(u)]);
     const std::size_t us = static_cast<std::size_t>(u);
     EXPECT_EQ(m.actuator_names[us], mj_name(mm, mjOBJ_ACTUATOR, u));
-    ASSERT_EQ(mm->actuator_trntype[u], mjTRN_JOINT);
-    EXPECT_EQ(m.actuator_dofadr[us], mm->jnt_dofadr[mm->actuator_trnid[2 * u]]);
+    if (mm->actuator_trntype[u] == mjTRN_TENDON) {
+      EXPECT_EQ(m.actuator_tendonid[us], mm->actuator_trnid[2 * u]);
+    } else {
+      ASSERT_EQ(mm->actuator_trntype[u], mjTRN_JOINT);
+      EXPECT_EQ(m.actuator_dofadr[us], mm->jnt_dofadr[mm->actuator_trnid[2 * u]]);
+    }
     EXPECT_EQ(m.actuator_ctrllimited[us], mm->actuator_ctrllimited[u]);
     EXPECT_EQ(m.actuator_forcelimited[us], mm->actuator_forcelimited[u]);
     if (m.actuator_ctrllimited[us]) {
@@ -177,6 +181,62 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
       EXPECT_DOUBLE_EQ(-m.actuator_kd[us], mm->actuator_biasprm[mjNBIAS * u + 2]);
     }
   }
+  // Fixed tendons and equality constraints.
+  ASSERT_EQ(m.ntendon, mm->ntendon);
+  ASSERT_EQ(m.nwrap, mm->nwrap);
+  for (int t = 0; t < m.ntendon; ++t) {
+    const std::size_t ts = static_cast<std::size_t>(t);
+    SCOPED_TRACE("tendon " + m.tendon_names[ts]);
+    EXPECT_EQ(m.tendon_names[ts], mj_name(mm, mjOBJ_TENDON, t));
+    EXPECT_EQ(m.tendon_adr[ts], mm->tendon_adr[t]);
+    EXPECT_EQ(m.tendon_num[ts], mm->tendon_num[t]);
+    EXPECT_EQ(m.tendon_limited[ts], mm->tendon_limited[t]);
+    if (m.tendon_limited[ts]) {
+      EXPECT_DOUBLE_EQ(m.tendon_range[2 * ts], mm->tendon_range[2 * t]);
+      EXPECT_DOUBLE_EQ(m.tendon_range[2 * ts + 1], mm->tendon_range[2 * t + 1]);
+    }
+    EXPECT_DOUBLE_EQ(m.tendon_stiffness[ts], mm->tendon_stiffness[t]);
+    EXPECT_DOUBLE_EQ(m.tendon_damping[ts], mm->tendon_damping[t]);
+    EXPECT_NEAR(m.tendon_lengthspring[ts], mm->tendon_lengthspring[t], 1e-14);
+  }
+  for (int k = 0; k < m.nwrap; ++k) {
+    ASSERT_EQ(mm->wrap_type[k], mjWRAP_JOINT);
+    EXPECT_EQ(m.wrap_jntid[static_cast<std::size_t>(k)], mm->wrap_objid[k]);
+    EXPECT_DOUBLE_EQ(m.wrap_coef[static_cast<std::size_t>(k)], mm->wrap_prm[k]);
+  }
+  ASSERT_EQ(m.neq, mm->neq);
+  for (int e = 0; e < m.neq; ++e) {
+    const std::size_t es = static_cast<std::size_t>(e);
+    SCOPED_TRACE("equality " + std::to_string(e));
+    const int t = m.eq_type[es];
+    const double* md = mm->eq_data + mjNEQDATA * e;
+    const double* od = &m.eq_data[sap::kEqDataSize * es];
+    EXPECT_EQ(m.eq_active[es], mm->eq_active[e]);
+    EXPECT_DOUBLE_EQ(m.eq_solref[2 * es], mm->eq_solref[mjNREF * e]);
+    EXPECT_DOUBLE_EQ(m.eq_solref[2 * es + 1], mm->eq_solref[mjNREF * e + 1]);
+    EXPECT_EQ(m.eq_obj1id[es], mm->eq_obj1id[e]);
+    if (t == sap::kEqJoint) {
+      EXPECT_EQ(mm->eq_type[e], mjEQ_JOINT);
+      EXPECT_EQ(m.eq_obj2id[es], mm->eq_obj2id[e]);
+      for (int k = 0; k < 5; ++k) EXPECT_DOUBLE_EQ(od[k], md[k]);
+    } else if (t == sap::kEqConnect) {
+      EXPECT_EQ(mm->eq_type[e], mjEQ_CONNECT);
+      EXPECT_EQ(m.eq_obj2id[es], mm->eq_obj2id[e]);
+      // Both anchors; MuJoCo computes the second from qpos0 as we do.
+      EXPECT_TRUE(near_rel(vec(od, 6), vec(md, 6), 1e-12, 1.0));
+    } else {
+      EXPECT_EQ(mm->eq_type[e], mjEQ_WELD);
+      EXPECT_EQ(m.eq_obj2id[es], mm->eq_obj2id[e]);
+      // MuJoCo: anchor (point on body 2) and relpose (point and orientation on body 1; from
+      // qpos0 when not given). Ours: frame Q = (anchor, identity) on body 2, P = relpose on body 1.
+      const Eigen::Quaterniond rq(md[6], md[7], md[8], md[9]);
+      const Eigen::Vector3d p1P = vec(md + 3, 3);
+      EXPECT_TRUE(near_rel(vec(od + 7, 3), vec(md, 3), 1e-12, 1.0));
+      EXPECT_TRUE(near_rel(vec(od, 3), p1P, 1e-12, 1.0));
+      EXPECT_LT(quat_distance(Eigen::Quaterniond(od[3], od[4], od[5], od[6]), rq.normalized()), 1e-12);
+    }
+  }
+
   // Keyframes.
   ASSERT_EQ(static_cast<int>(report.keyframes.size()), mm->nkey);
   for (int k = 0; k < mm->nkey; ++k) {
@@ -220,6 +280,15 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
     own.compute(q, v);
     EXPECT_TRUE(near_rel(own.mass_matrix(), Mmj, kMjInertiaTol));
     EXPECT_TRUE(near_rel(own.bias(), vec(mj.d->qfrc_bias, m.nv), kMjInertiaTol));
+    // Tendon lengths L = sum coef q.
+    for (int t = 0; t < m.ntendon; ++t) {
+      double L = 0;
+      for (int k = m.tendon_adr[static_cast<std::size_t>(t)];
+           k < m.tendon_adr[static_cast<std::size_t>(t)] + m.tendon_num[static_cast<std::size_t>(t)]; ++k)
+        L += m.wrap_coef[static_cast<std::size_t>(k)] *
+             q[m.jnt_qposadr[static_cast<std::size_t>(m.wrap_jntid[static_cast<std::size_t>(k)])]];
+      EXPECT_NEAR(L, mj.d->ten_length[t], 1e-12) << "tendon " << t;
+    }
     // Springs: MuJoCo's qfrc_passive with damping switched off by zero velocity.
     for (int i = 0; i < m.nv; ++i) mj.d->qvel[i] = 0;
     mj_forward(mm, mj.d);
@@ -338,6 +407,64 @@ const char* kRadianModel = R"(
   </worldbody>
 </mujoco>
 )";
+
+// Fixed tendons (limited, spring with a given and a computed rest length, damper), a motor
+// and a position servo through a tendon, and joint / connect / weld equalities (weld with and
+// without relpose).
+const char* kTendonModel = R"(
+<mujoco model="tendons">
+  <default>
+    <equality solref="0.01 0.9"/>
+    <tendon stiffness="2"/>
+  </default>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="ja" axis="1 0 0" springref="0.2"/>
+      <geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.03"/>
+      <body name="b" pos="0 0.3 0" euler="0 20 0">
+        <joint name="jb" axis="0 1 0" ref="0.1"/>
+        <joint name="sb" type="slide" axis="1 0 0"/>
+        <geom type="box" size="0.05 0.1 0.02" pos="0 0.1 0"/>
+      </body>
+    </body>
+    <body name="c" pos="0.5 0 1" euler="10 0 30">
+      <joint name="jc" axis="0 0 1"/>
+      <geom type="sphere" size="0.05" pos="0 0.2 0"/>
+      <body name="d" pos="0 0.2 0.1">
+        <joint name="jd" axis="1 0 0"/>
+        <geom type="sphere" size="0.04" pos="0.1 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="t1" limited="true" range="-0.5 0.7" damping="0.3">
+      <joint joint="ja" coef="0.5"/>
+      <joint joint="jb" coef="-1.5"/>
+    </fixed>
+    <fixed name="t2" springlength="0.1">
+      <joint joint="sb" coef="2"/>
+      <joint joint="jc" coef="1"/>
+      <joint joint="jd" coef="-0.3"/>
+    </fixed>
+  </tendon>
+  <equality>
+    <joint joint1="jc" joint2="jd" polycoef="0.1 -2 0.3 0 0" solref="0.005 1"/>
+    <connect body1="b" body2="d" anchor="0.02 0.2 0.01"/>
+    <weld body1="a" body2="c" anchor="0.1 0 0.05" active="false"/>
+    <weld body1="d" relpose="0.1 0.2 0.3 0.9 0.1 0.2 0.1"/>
+  </equality>
+  <actuator>
+    <motor name="mt" tendon="t2" gear="2"/>
+    <motor name="mj" joint="ja"/>
+    <general name="pt" tendon="t1" gainprm="30" biastype="affine" biasprm="0 -30 -2"/>
+  </actuator>
+</mujoco>
+)";
+
+TEST(MujocoOracle, TendonsAndEqualities) {
+  sap_test::TempDir dir("oracle");
+  compare_with_mujoco(dir.write("tendons.xml", kTendonModel), 5, 4);
+}
 
 TEST(MujocoOracle, RadianInertiaFromGeom) {
   sap_test::TempDir dir("oracle");
