@@ -412,30 +412,35 @@ Model ModelBuilder::finalize() const {
     ++m.neq;
   }
 
-  // Actuators.
+  // Actuators: a hinge/slide joint or a fixed tendon (whose first joint's dof names it in
+  // actuator_dofadr), with the same type and gain checks.
+  auto append_actuator = [&m](const ActuatorSpec& a, int dofadr, int tendon) {
+    if (a.type < kActMotor || a.type > kActPD)
+      throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
+    if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
+      throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
+    if (a.type == kActVelocity && !(a.kd > 0))
+      throw std::runtime_error("actuator '" + a.name + "': a velocity actuator needs kd > 0");
+    m.actuator_names.push_back(a.name);
+    m.actuator_type.push_back(a.type);
+    m.actuator_dofadr.push_back(dofadr);
+    m.actuator_tendonid.push_back(tendon);
+    m.actuator_gear.push_back(a.gear);
+    m.actuator_kp.push_back(a.kp);
+    m.actuator_kd.push_back(a.kd);
+    m.actuator_ctrllimited.push_back(a.ctrllimited ? 1 : 0);
+    append(m.actuator_ctrlrange, {a.ctrlrange[0], a.ctrlrange[1]});
+    m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
+    append(m.actuator_forcerange, {a.forcerange[0], a.forcerange[1]});
+  };
   for (const ActuatorSpec& a : actuators_) {
     if (a.tendon >= 0) {
       if (a.tendon >= m.ntendon)
         throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) +
                                  " out of range");
-      if (a.type < kActMotor || a.type > kActPD)
-        throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
-      if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
-        throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
-      if (a.type == kActVelocity && !(a.kd > 0))
-        throw std::runtime_error("actuator '" + a.name + "': a velocity actuator needs kd > 0");
-      m.actuator_names.push_back(a.name);
-      m.actuator_type.push_back(a.type);
-      m.actuator_dofadr.push_back(m.jnt_dofadr[static_cast<std::size_t>(
-          m.wrap_jntid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])])]);
-      m.actuator_tendonid.push_back(a.tendon);
-      m.actuator_gear.push_back(a.gear);
-      m.actuator_kp.push_back(a.kp);
-      m.actuator_kd.push_back(a.kd);
-      m.actuator_ctrllimited.push_back(a.ctrllimited ? 1 : 0);
-      append(m.actuator_ctrlrange, {a.ctrlrange[0], a.ctrlrange[1]});
-      m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
-      append(m.actuator_forcerange, {a.forcerange[0], a.forcerange[1]});
+      const int first_joint =
+          m.wrap_jntid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])];
+      append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(first_joint)], a.tendon);
       continue;
     }
     if (a.joint < 0 || a.joint >= njoint())
@@ -445,23 +450,7 @@ Model ModelBuilder::finalize() const {
     if (jt != kJointHinge && jt != kJointSlide)
       throw std::runtime_error("actuator '" + a.name + "': joint '" + m.jnt_names[static_cast<std::size_t>(j)] +
                                "' must be a hinge or slide joint, it is " + joint_type_name(jt));
-    if (a.type < kActMotor || a.type > kActPD)
-      throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
-    if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
-      throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
-    if (a.type == kActVelocity && !(a.kd > 0))
-      throw std::runtime_error("actuator '" + a.name + "': a velocity actuator needs kd > 0");
-    m.actuator_names.push_back(a.name);
-    m.actuator_type.push_back(a.type);
-    m.actuator_dofadr.push_back(m.jnt_dofadr[static_cast<std::size_t>(j)]);
-    m.actuator_tendonid.push_back(-1);
-    m.actuator_gear.push_back(a.gear);
-    m.actuator_kp.push_back(a.kp);
-    m.actuator_kd.push_back(a.kd);
-    m.actuator_ctrllimited.push_back(a.ctrllimited ? 1 : 0);
-    append(m.actuator_ctrlrange, {a.ctrlrange[0], a.ctrlrange[1]});
-    m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
-    append(m.actuator_forcerange, {a.forcerange[0], a.forcerange[1]});
+    append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(j)], -1);
   }
   m.nu = static_cast<int>(actuators_.size());
 

@@ -287,36 +287,42 @@ struct ConstraintSetupKernel {
   // limits g * forcerange (on the total, PD plus feed-forward).
   SAP_HD void setup_pd(int w) const {
     int r = 0;
-    const double h = p.h;
     for (int u = 0; u < m.nu; ++u) {
       const int type = m.actuator_type[u];
       if (type == kActMotor) continue;
       if (m.actuator_tendonid[u] >= 0) continue;  // servos on tendons: holonomic rows (setup_holonomic)
       const int dof = m.actuator_dofadr[u];
-      const double g = m.actuator_gear[u];
-      double ctrl = control.ctrl(w)[u];
-      if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
-      double Kp = type == kActVelocity ? 0.0 : g * g * m.actuator_kp[u];
-      double Kd = g * g * m.actuator_kd[u];
-      pd_near_rigid_clamp<double>(h, p.config.pd_near_rigid_threshold, d.A(w)[dof * m.nv_pad + dof], &Kp, &Kd);
-      double e_lo = -1e300, e_hi = 1e300;
-      if (m.actuator_forcelimited[u]) {
-        const double a = g * m.actuator_forcerange[2 * u], b = g * m.actuator_forcerange[2 * u + 1];
-        e_lo = min_(a, b);
-        e_hi = max_(a, b);
-      }
-      double* pp = s.pd_param(w) + kNumPdParams * r;
-      pp[kPdKp] = Kp;
-      pp[kPdKd] = Kd;
-      pp[kPdQ0] = state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]];
-      pp[kPdQTarget] = type == kActVelocity ? 0.0 : ctrl / g;
-      pp[kPdVTarget] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
-      pp[kPdFeedForward] = g * control.ctrl_ff(w)[u];
-      pp[kPdEffortLo] = e_lo;
-      pp[kPdEffortHi] = e_hi;
+      pd_row_params(w, u, d.A(w)[dof * m.nv_pad + dof], state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]],
+                    s.pd_param(w) + kNumPdParams * r);
       s.pd_dof(w)[r] = dof;
       ++r;
     }
+  }
+
+  // The PD parameters (PdParam) of actuator u acting on a coordinate x (a dof or a tendon length)
+  // of effective mass m_eff (A_jj, or 1/w for a tendon) at x0 = x at the step start.
+  SAP_HD void pd_row_params(int w, int u, double m_eff, double x0, double* pp) const {
+    const int type = m.actuator_type[u];
+    const double g = m.actuator_gear[u];
+    double ctrl = control.ctrl(w)[u];
+    if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
+    double Kp = type == kActVelocity ? 0.0 : g * g * m.actuator_kp[u];
+    double Kd = g * g * m.actuator_kd[u];
+    pd_near_rigid_clamp<double>(p.h, p.config.pd_near_rigid_threshold, m_eff, &Kp, &Kd);
+    double e_lo = -1e300, e_hi = 1e300;
+    if (m.actuator_forcelimited[u]) {
+      const double a = g * m.actuator_forcerange[2 * u], b = g * m.actuator_forcerange[2 * u + 1];
+      e_lo = min_(a, b);
+      e_hi = max_(a, b);
+    }
+    pp[kPdKp] = Kp;
+    pp[kPdKd] = Kd;
+    pp[kPdQ0] = x0;
+    pp[kPdQTarget] = type == kActVelocity ? 0.0 : ctrl / g;
+    pp[kPdVTarget] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
+    pp[kPdFeedForward] = g * control.ctrl_ff(w)[u];
+    pp[kPdEffortLo] = e_lo;
+    pp[kPdEffortHi] = e_hi;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -527,29 +533,9 @@ struct ConstraintSetupKernel {
         wgt += c * c / A[dof * ld + dof];
         insert_holonomic_entry(w, n, dof, c);
       }
-      const double g = m.actuator_gear[u];
-      double ctrl = control.ctrl(w)[u];
-      if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
-      double Kp = type == kActVelocity ? 0.0 : g * g * m.actuator_kp[u];
-      double Kd = g * g * m.actuator_kd[u];
-      pd_near_rigid_clamp<double>(h, p.config.pd_near_rigid_threshold, 1.0 / wgt, &Kp, &Kd);
-      double e_lo = -1e300, e_hi = 1e300;
-      if (m.actuator_forcelimited[u]) {
-        const double a = g * m.actuator_forcerange[2 * u], b = g * m.actuator_forcerange[2 * u + 1];
-        e_lo = min_(a, b);
-        e_hi = max_(a, b);
-      }
       double* hp = s.hol_param(w) + kNumHolonomicParams * n;
       hp[kHolKind] = kHolKindPd;
-      double* pp = hp + kHolPd;
-      pp[kPdKp] = Kp;
-      pp[kPdKd] = Kd;
-      pp[kPdQ0] = L;
-      pp[kPdQTarget] = type == kActVelocity ? 0.0 : ctrl / g;
-      pp[kPdVTarget] = type == kActVelocity ? ctrl / g : (type == kActPD ? control.ctrl_vel(w)[u] / g : 0.0);
-      pp[kPdFeedForward] = g * control.ctrl_ff(w)[u];
-      pp[kPdEffortLo] = e_lo;
-      pp[kPdEffortHi] = e_hi;
+      pd_row_params(w, u, 1.0 / wgt, L, hp + kHolPd);
       ++n;
     }
     s.hol_count(w)[0] = n;
