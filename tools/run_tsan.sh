@@ -20,6 +20,6 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 # the same process. Every scene but sphere_pile (nv 384: minutes under the sanitizer; its
 # emulated runs without the sanitizer are in the normal suite).
 export SAP_EMU_LANES=3,33
-export SAP_EMU_SCENES=pendulum,double_pendulum,free_tumbling_box,multi_joints,pd_arm,sphere_on_ground,box_on_incline,free_cube,box_stack_5,franka_cube,humanoid,g1,panda
+export SAP_EMU_SCENES=pendulum,double_pendulum,free_tumbling_box,multi_joints,pd_arm,sphere_on_ground,box_on_incline,free_cube,box_stack_5,franka_cube,humanoid,g1,panda,constrained_mechanisms
 cd "$build_dir"
 ctest -j"$jobs" --output-on-failure --timeout 900 -R "EmulatedTeam|EmulatedScene|EmuRaceDemo"
