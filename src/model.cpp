@@ -22,6 +22,9 @@ const char* geom_type_name(int t) {
     case kGeomCapsule: return "capsule";
     case kGeomBox: return "box";
     case kGeomCylinder: return "cylinder";
+    case kGeomEllipsoid: return "ellipsoid";
+    case kGeomMesh: return "mesh";
+    case kGeomHfield: return "hfield";
   }
   return "unknown";
 }
@@ -84,6 +87,12 @@ ModelView Model::view() const {
   v.ntendon = ntendon;
   v.nwrap = nwrap;
   v.neq = neq;
+  v.nmesh = nmesh;
+  v.nmeshvert = nmeshvert;
+  v.nmeshface = nmeshface;
+  v.nmeshedge = nmeshedge;
+  v.nhfield = nhfield;
+  v.nhfielddata = nhfielddata;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
 #define SAP_X(name, type, count) v.name = name.empty() ? nullptr : name.data();
   SAP_MODEL_ARRAYS(SAP_X)
@@ -152,7 +161,16 @@ void Model::validate() const {
     const int t = ati(geom_type, g);
     if (t < 0 || t >= kNumGeomTypes) fail(quoted(geom_names, g, "geom") + ": unknown type");
     const double* s = &geom_size[3 * static_cast<std::size_t>(g)];
-    const int needed = t == kGeomPlane ? 0 : t == kGeomSphere ? 1 : t == kGeomBox ? 3 : 2;
+    const int needed = (t == kGeomPlane || t == kGeomMesh || t == kGeomHfield) ? 0
+                       : t == kGeomSphere                                   ? 1
+                       : (t == kGeomBox || t == kGeomEllipsoid)             ? 3
+                                                                            : 2;
+    const int data = ati(geom_dataid, g);
+    const int ndata = t == kGeomMesh ? nmesh : t == kGeomHfield ? nhfield : 0;
+    if ((ndata > 0 || t == kGeomMesh || t == kGeomHfield) && (data < 0 || data >= ndata))
+      fail(quoted(geom_names, g, "geom") + ": " + geom_type_name(t) + " id " + std::to_string(data) + " out of range");
+    if (t != kGeomMesh && t != kGeomHfield && data != -1)
+      fail(quoted(geom_names, g, "geom") + ": only mesh and hfield geoms refer to data");
     for (int k = 0; k < needed; ++k)
       if (!(s[k] > 0)) fail(quoted(geom_names, g, "geom") + ": size entries must be positive");
     if (!(at(geom_stiffness, g) > 0)) fail(quoted(geom_names, g, "geom") + ": stiffness must be positive");

@@ -43,7 +43,13 @@ GeomMass geom_mass_properties(int type, const Vec3d& s, double rho) {
       g.inertia_diag = {ixx, ixx, izz};
       break;
     }
-    default: break;  // planes have no mass
+    case kGeomEllipsoid: {
+      const double a = s[0], b = s[1], c = s[2];
+      g.mass = rho * 4.0 / 3.0 * pi * a * b * c;
+      g.inertia_diag = {0.2 * g.mass * (b * b + c * c), 0.2 * g.mass * (a * a + c * c), 0.2 * g.mass * (a * a + b * b)};
+      break;
+    }
+    default: break;  // planes and heightfields have no mass; meshes: from the asset (importer)
   }
   return g;
 }
@@ -54,7 +60,77 @@ double geom_bounding_radius(int type, const Vec3d& s) {
     case kGeomCapsule: return s[0] + s[1];
     case kGeomCylinder: return std::sqrt(s[0] * s[0] + s[1] * s[1]);
     case kGeomBox: return std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-    default: return 0.0;
+    case kGeomEllipsoid: return std::max(s[0], std::max(s[1], s[2]));
+    default: return 0.0;  // planes, heightfields (unbounded here); meshes: from their vertices
+  }
+}
+
+int ModelBuilder::add_mesh(const MeshSpec& mesh) {
+  const std::string who = "mesh '" + mesh.name + "'";
+  if (mesh.vert.size() < 4 || mesh.face.size() < 4)
+    throw std::runtime_error(who + ": a convex mesh needs at least 4 vertices and 4 faces, got " +
+                             std::to_string(mesh.vert.size()) + " and " + std::to_string(mesh.face.size()));
+  for (const auto& v : mesh.vert)
+    if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2]))
+      throw std::runtime_error(who + ": vertex is not finite");
+  for (const auto& f : mesh.face)
+    for (int k : f)
+      if (k < 0 || k >= static_cast<int>(mesh.vert.size()))
+        throw std::runtime_error(who + ": face index " + std::to_string(k) + " out of range");
+  meshes_.push_back(mesh);
+  return nmesh() - 1;
+}
+
+int ModelBuilder::add_hfield(const HfieldSpec& h) {
+  const std::string who = "hfield '" + h.name + "'";
+  if (h.nrow < 2 || h.ncol < 2 || h.data.size() != static_cast<std::size_t>(h.nrow) * static_cast<std::size_t>(h.ncol))
+    throw std::runtime_error(who + ": needs nrow, ncol >= 2 and nrow * ncol elevations");
+  if (!(h.size[0] > 0 && h.size[1] > 0 && h.size[2] >= 0 && h.size[3] >= 0))
+    throw std::runtime_error(who + ": size must be (x > 0, y > 0, top >= 0, base >= 0)");
+  for (double z : h.data)
+    if (!(z >= 0 && z <= 1)) throw std::runtime_error(who + ": elevation data must lie in [0, 1]");
+  hfields_.push_back(h);
+  return static_cast<int>(hfields_.size()) - 1;
+}
+
+// Flattens meshes (with the vertex adjacency of their triangles) and heightfields.
+void ModelBuilder::finalize_meshes(Model& m) const {
+  for (const MeshSpec& mesh : meshes_) {
+    const int nv = static_cast<int>(mesh.vert.size());
+    m.mesh_names.push_back(mesh.name);
+    m.mesh_vertadr.push_back(m.nmeshvert);
+    m.mesh_vertnum.push_back(nv);
+    m.mesh_faceadr.push_back(m.nmeshface);
+    m.mesh_facenum.push_back(static_cast<int>(mesh.face.size()));
+    std::vector<std::set<int>> nbr(static_cast<std::size_t>(nv));
+    for (const auto& f : mesh.face) {
+      m.mesh_face.insert(m.mesh_face.end(), f.begin(), f.end());
+      for (int k = 0; k < 3; ++k) {
+        nbr[static_cast<std::size_t>(f[k])].insert(f[(k + 1) % 3]);
+        nbr[static_cast<std::size_t>(f[k])].insert(f[(k + 2) % 3]);
+      }
+    }
+    for (int v = 0; v < nv; ++v) {
+      const auto& p = mesh.vert[static_cast<std::size_t>(v)];
+      m.mesh_vert.insert(m.mesh_vert.end(), p.begin(), p.end());
+      m.mesh_vert_edgeadr.push_back(m.nmeshedge);
+      m.mesh_vert_edgenum.push_back(static_cast<int>(nbr[static_cast<std::size_t>(v)].size()));
+      for (int u : nbr[static_cast<std::size_t>(v)]) m.mesh_edge.push_back(u);
+      m.nmeshedge += static_cast<int>(nbr[static_cast<std::size_t>(v)].size());
+    }
+    m.nmeshvert += nv;
+    m.nmeshface += static_cast<int>(mesh.face.size());
+    ++m.nmesh;
+  }
+  for (const HfieldSpec& h : hfields_) {
+    m.hfield_names.push_back(h.name);
+    m.hfield_size.insert(m.hfield_size.end(), h.size.begin(), h.size.end());
+    m.hfield_nrow.push_back(h.nrow);
+    m.hfield_ncol.push_back(h.ncol);
+    m.hfield_adr.push_back(m.nhfielddata);
+    m.hfield_data.insert(m.hfield_data.end(), h.data.begin(), h.data.end());
+    m.nhfielddata += static_cast<int>(h.data.size());
+    ++m.nhfield;
   }
 }
 
@@ -294,8 +370,15 @@ Model ModelBuilder::finalize() const {
     m.geom_stiffness.push_back(g.stiffness);
     m.geom_dissipation.push_back(g.dissipation);
     m.geom_hc_dissipation.push_back(g.hc_dissipation);
+    m.geom_dataid.push_back(g.dataid);
+    if (g.type == kGeomMesh && g.dataid >= 0 && g.dataid < nmesh()) {
+      double r2 = 0;
+      for (const auto& v : mesh(g.dataid).vert) r2 = std::max(r2, v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      m.geom_rbound.back() = std::sqrt(r2);
+    }
   }
   m.ngeom = static_cast<int>(geoms_.size());
+  finalize_meshes(m);
 
   // Candidate collision pairs, ordered so that geom type(g0) <= type(g1).
   std::set<std::pair<int, int>> excluded;

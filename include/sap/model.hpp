@@ -22,7 +22,19 @@
 namespace sap {
 
 enum JointType : int { kJointFree = 0, kJointBall = 1, kJointSlide = 2, kJointHinge = 3 };
-enum GeomType : int { kGeomPlane = 0, kGeomSphere = 1, kGeomCapsule = 2, kGeomBox = 3, kGeomCylinder = 4 };
+// Convex shapes (sphere .. mesh) and the two infinite/terrain shapes (plane, hfield).
+// kGeomEllipsoid: geom_size = semi-axes. kGeomMesh: the convex hull mesh geom_dataid (vertices in
+// the geom frame). kGeomHfield: heightfield geom_dataid (hfield_* arrays).
+enum GeomType : int {
+  kGeomPlane = 0,
+  kGeomSphere = 1,
+  kGeomCapsule = 2,
+  kGeomBox = 3,
+  kGeomCylinder = 4,
+  kGeomEllipsoid = 5,
+  kGeomMesh = 6,
+  kGeomHfield = 7,
+};
 enum ActuatorType : int {
   kActMotor = 0,     // generalized force gear * ctrl (clamped to ctrlrange, then forcerange)
   kActPosition = 1,  // implicit PD: Kp (ctrl - q) - Kd v, effort-limited
@@ -41,7 +53,7 @@ enum EqualityType : int { kEqJoint = 0, kEqConnect = 1, kEqWeld = 2 };
 constexpr int kEqDataSize = 14;
 SAP_HDI int equality_rows(int type) { return type == kEqJoint ? 1 : type == kEqConnect ? 3 : 6; }
 
-constexpr int kNumGeomTypes = 5;
+constexpr int kNumGeomTypes = 8;
 // Hunt-Crossley dissipation d (s/m) of a geom that names none (contact_approximation = similar or
 // lagged). Drake's plant derives its default from a penetration allowance delta as
 // d = 1 / sqrt(g delta) (damping ratio 1/2 at the static penetration): 10.1 s/m for delta = 1 mm.
@@ -105,6 +117,24 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(geom_stiffness, double, ngeom) /* point-contact stiffness k (N/m) */        \
   X(geom_dissipation, double, ngeom) /* dissipation time scale tau_d (s) */     \
   X(geom_hc_dissipation, double, ngeom) /* Hunt-Crossley dissipation d (s/m) */ \
+  X(geom_dataid, int, ngeom) /* mesh id (kGeomMesh), hfield id (kGeomHfield), else -1 */ \
+  /* convex meshes: the hull of each mesh asset, vertices in the geom frame (scale applied) */ \
+  X(mesh_vertadr, int, nmesh)   /* first vertex in mesh_vert */                 \
+  X(mesh_vertnum, int, nmesh)                                                   \
+  X(mesh_faceadr, int, nmesh)   /* first triangle in mesh_face */               \
+  X(mesh_facenum, int, nmesh)                                                   \
+  X(mesh_vert, double, nmeshvert * 3)                                           \
+  X(mesh_face, int, nmeshface * 3) /* vertex ids local to the mesh, CCW seen from outside */ \
+  X(mesh_vert_edgeadr, int, nmeshvert) /* hull adjacency for hill-climbing support search: */ \
+  X(mesh_vert_edgenum, int, nmeshvert) /*   neighbours of vertex v are mesh_edge[adr, adr+num) */ \
+  X(mesh_edge, int, nmeshedge)         /*   as vertex ids local to the mesh */  \
+  /* heightfields (MJCF <hfield>): elevation z = size[2] * data, data in [0, 1], row-major, */ \
+  /* row r at y = (2 r / (nrow - 1) - 1) size[1], column c at x = (2 c / (ncol - 1) - 1) size[0] */ \
+  X(hfield_size, double, nhfield * 4) /* x, y half-extents, top elevation, base depth */ \
+  X(hfield_nrow, int, nhfield)                                                  \
+  X(hfield_ncol, int, nhfield)                                                  \
+  X(hfield_adr, int, nhfield)                                                   \
+  X(hfield_data, double, nhfielddata)                                           \
   /* candidate collision pairs (precomputed at finalize) */                     \
   X(pair_geom0, int, npair)                                                     \
   X(pair_geom1, int, npair)                                                     \
@@ -142,6 +172,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
 struct ModelView {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
+  int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
   double gravity[3] = {0, 0, 0};
 #define SAP_X(name, type, count) const type* name = nullptr;
   SAP_MODEL_ARRAYS(SAP_X)
@@ -191,6 +222,7 @@ struct PerWorldModelKernel {
 struct Model {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
+  int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double timestep = 0.001;  // default step of the source file; the solver takes dt per step
 
@@ -199,6 +231,7 @@ struct Model {
 #undef SAP_X
 
   std::vector<std::string> body_names, jnt_names, geom_names, actuator_names, tendon_names, eq_names;
+  std::vector<std::string> mesh_names, hfield_names;
 
   int body_id(const std::string& name) const;      // -1 when absent
   int joint_id(const std::string& name) const;     // -1 when absent

@@ -54,6 +54,25 @@ struct GeomSpec {
   double hc_dissipation = kDefaultHuntCrossleyDissipation;
   double density = 1000;      // kg/m^3, used when the body takes inertia from its geoms
   double mass = -1;           // >= 0 overrides density
+  int dataid = -1;            // kGeomMesh: id from add_mesh; kGeomHfield: id from add_hfield
+};
+
+// A convex mesh as the collision code uses it: the hull's vertices (in the geom frame, scale
+// applied) and its outward (counter-clockwise) triangles. The builder derives the vertex
+// adjacency (mesh_edge) from the triangles; importers compute the hull from the asset first.
+struct MeshSpec {
+  std::string name;
+  std::vector<std::array<double, 3>> vert;
+  std::vector<std::array<int, 3>> face;
+};
+
+// MJCF <hfield>: elevation data in [0, 1], row-major (nrow rows along y, ncol columns along x);
+// size = x, y half-extents, top elevation, base depth (see the hfield_* arrays in model.hpp).
+struct HfieldSpec {
+  std::string name;
+  int nrow = 0, ncol = 0;
+  std::array<double, 4> size{0, 0, 0, 0};
+  std::vector<double> data;
 };
 
 // Fixed tendon: length L = sum coef_k q_k over 1-dof joints (MJCF <tendon><fixed>).
@@ -122,6 +141,10 @@ class ModelBuilder {
   int add_actuator(const ActuatorSpec& a);
   int add_tendon(const TendonSpec& t);
   int add_equality(const EqualitySpec& e);
+  int add_mesh(const MeshSpec& m);      // returns the mesh id for GeomSpec::dataid
+  int add_hfield(const HfieldSpec& h);  // returns the hfield id for GeomSpec::dataid
+  const MeshSpec& mesh(int i) const { return meshes_.at(static_cast<std::size_t>(i)); }
+  int nmesh() const { return static_cast<int>(meshes_.size()); }
   int find_tendon(const std::string& name) const;
 
   void set_gravity(const Vec3d& g) { gravity_ = g; }
@@ -156,9 +179,12 @@ class ModelBuilder {
   std::vector<ActuatorSpec> actuators_;
   std::vector<TendonSpec> tendons_;
   std::vector<EqualitySpec> equalities_;
+  std::vector<MeshSpec> meshes_;
+  std::vector<HfieldSpec> hfields_;
   Vec3d gravity_{0, 0, -9.81};
   double timestep_ = 0.001;
   CollisionFilter filter_;
+  void finalize_meshes(Model& m) const;
 };
 
 }  // namespace sap
