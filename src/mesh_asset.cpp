@@ -324,6 +324,8 @@ MeshAsset compile_mesh(const std::string& name, TriangleMesh mesh, const std::ar
   const auto r = quat_to_mat(out.mass.quat);
   out.hull.name = name;
   out.hull.face = hull.face;
+  out.hull.volume = out.mass.measure;
+  out.hull.inertia = out.mass.inertia;
   V3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
   for (const auto& v : hull.vert) {
     out.hull.vert.push_back(mat_t_vec(r, sub(v, out.mass.com)));

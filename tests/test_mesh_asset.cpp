@@ -17,6 +17,7 @@
 #include "sap/mesh_asset.hpp"
 #include "sap/mjcf.hpp"
 #include "sap/model_builder.hpp"
+#include "sap/scene.hpp"
 
 namespace {
 
@@ -359,6 +360,38 @@ TEST(MjcfMesh, MeshdirDefaultsAndInlineVertices) {
   EXPECT_NEAR(m.body_mass[m.body_id("t")], 6 * 8.0 / 6, 1e-12);  // scale 2: volume 8/6
   EXPECT_NEAR(m.body_mass[m.body_id("c")], 1000.0, 1e-9);       // unit cube from its hull
   EXPECT_EQ(m.nmesh, 2);
+}
+
+// JSON scenes: a mesh shape (file relative to the scene, scale) takes the mass of its hull's
+// solid; an ellipsoid shape (semi-axes rx, ry, rz) that of the ellipsoid.
+TEST(SceneMesh, MeshAndEllipsoidShapes) {
+  const std::string scene = R"({"schema_version": 1, "name": "m",
+    "bodies": [{"id": "a", "transform": {"p": [0, 0, 1]},
+                "shapes": [{"type": "mesh", "file": "box.obj", "scale": [1, 2, 1], "cfg": {"density": 10}}]},
+               {"id": "b", "transform": {"p": [3, 0, 1]},
+                "shapes": [{"type": "ellipsoid", "rx": 0.1, "ry": 0.2, "rz": 0.3, "cfg": {"density": 10}}]}],
+    "joints": [{"id": "fa", "type": "free", "parent": "world", "child": "a"},
+               {"id": "fb", "type": "free", "parent": "world", "child": "b"}]})";
+  const sap::Scene s = sap::parse_scene(scene, "mesh.json", data(""));
+  const sap::Model& m = s.model;
+  const int a = m.body_id("a"), b = m.body_id("b");
+  ASSERT_GE(a, 0);
+  EXPECT_NEAR(m.body_mass[a], 10 * 2.0, 1e-12);  // box 2 x 2 x 0.5
+  const double expect_com[3] = {1, 1, 0.25};
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(m.body_ipos[3 * a + k], expect_com[k], 1e-12);
+  const Eigen::Vector3d I = 10 * box_inertia(2, 2, 0.5);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(m.body_inertia[6 * a + k], I[k], 1e-12);
+  EXPECT_NEAR(m.body_mass[b], 10 * 4.0 / 3 * M_PI * 0.1 * 0.2 * 0.3, 1e-12);
+  int nmesh_geoms = 0;
+  for (int g = 0; g < m.ngeom; ++g) nmesh_geoms += m.geom_bodyid[g] == a && m.geom_type[g] == sap::kGeomMesh;
+  EXPECT_EQ(nmesh_geoms, 1);
+  // Errors carry the JSON pointer and the file.
+  std::string e = error_of([&] {
+    sap::parse_scene(R"({"schema_version": 1, "name": "m", "bodies": [{"id": "a",
+      "shapes": [{"type": "mesh", "file": "nowhere.obj"}]}]})", "mesh.json", data(""));
+  });
+  EXPECT_NE(e.find("mesh.json: /bodies/0/shapes/0/file: "), std::string::npos) << e;
+  EXPECT_NE(e.find("nowhere.obj: cannot open mesh file"), std::string::npos) << e;
 }
 
 }  // namespace
