@@ -904,6 +904,20 @@ class MjcfImporter {
     const Transform pose = compose(frame, local);
     s.pos = to_array(pose.pos);
     s.quat = to_array(pose.quat);
+    // A primitive with a mesh is fitted to it (MuJoCo's fitaabb="false"): placed at the mesh's
+    // centre of mass and principal axes, sized from the mesh's equivalent inertia box b.
+    if (it != types.end() && t != "plane" && !g.mesh.empty()) {
+      const MeshAsset& fit = assets_.mesh(g.mesh, where(n));
+      mesh_geom_pose(fit.mass, s.pos, s.quat);
+      const auto& b = fit.mass.box;
+      double scale = 1;
+      import::read_double(file(n), n.el, "fitscale", scale);
+      if (t == "sphere") size[0] = (b[0] + b[1] + b[2]) / 3;
+      if (t == "capsule") size[0] = (b[0] + b[1]) / 2, size[1] = std::max(0.0, b[2] - size[0] / 2);
+      if (t == "cylinder") size[0] = (b[0] + b[1]) / 2, size[1] = b[2];
+      if (t == "box" || t == "ellipsoid") size[0] = b[0], size[1] = b[1], size[2] = b[2];
+      for (double& x : size) x *= scale;
+    }
     // Sizes MuJoCo requires per type.
     const int need = t == "sphere"                         ? 1
                      : (t == "capsule" || t == "cylinder") ? 2
@@ -1005,8 +1019,8 @@ class MjcfImporter {
           for (double& x : gm.inertia_diag) x *= scale;
         }
         part.mass = gm.mass;
-        part.pos = to_array(pose.pos);
-        part.inertia = import::rotate_diagonal_inertia(pose.quat, gm.inertia_diag);
+        part.pos = s.pos;  // the pose as written, or fitted to a mesh
+        part.inertia = import::rotate_diagonal_inertia(quat(s.quat), gm.inertia_diag);
         bodies_[static_cast<std::size_t>(body)].geom_mass.push_back(part);
       }
     }

@@ -40,6 +40,8 @@ void MjcfAssets::read_compiler(const std::string& file, const tinyxml2::XMLEleme
   read_string(e, "assetdir", assetdir_);
   int b;
   if (read_bool(file, e, "strippath", b)) strippath_ = b == 1;
+  if (read_bool(file, e, "fitaabb", b) && b)
+    fail(location(file, e), "compiler fitaabb=\"true\" is not supported (primitives are fitted to the mesh's inertia box)");
 }
 
 std::string MjcfAssets::resolve(const std::string& file) const {

@@ -297,6 +297,8 @@ TEST(MjcfMeshOracle, MatchesMuJoCosCompiler) {
     double dp = 0;
     for (int k = 0; k < 4; ++k) dp += m.geom_quat[4 * id + k] * g["quat"][k].get<double>();
     EXPECT_NEAR(std::abs(dp), 1.0, 1e-9);
+    if (m.geom_type[id] != sap::kGeomMesh && m.geom_type[id] != sap::kGeomHfield)  // fitted primitives
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(m.geom_size[3 * id + k], g["size"][k].get<double>(), 1e-6) << k;
     if (m.geom_type[id] == sap::kGeomMesh) {
       ++nmesh_geoms;
       for (int k = 0; k < 3; ++k) EXPECT_NEAR(m.geom_size[3 * id + k], g["size"][k].get<double>(), 1e-6);
