@@ -207,7 +207,11 @@ int MjcfAssets::builder_mesh(ModelBuilder& b, const std::string& name, const std
   if (d.builder_id < 0) {
     MeshSpec spec = a.hull;
     spec.name = prefix + name;
-    d.builder_id = b.add_mesh(spec);
+    try {
+      d.builder_id = b.add_mesh(spec);
+    } catch (const std::runtime_error& e) {
+      fail(d.where, e.what());
+    }
   }
   return d.builder_id;
 }
