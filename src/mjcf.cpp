@@ -962,7 +962,7 @@ class MjcfImporter {
     }
     // Mesh geoms that collide or carry mass use the compiled asset: the geom frame moves to the
     // mesh's centre of mass and principal axes (MuJoCo's geom_pos / geom_quat), size = the
-    // half-extents of its hull in the principal frame. Heightfields that collide are added with their data.
+    // largest |coordinate| of its hull per principal axis. Colliding heightfields carry their data.
     const bool mesh_mass = t == "mesh" && body != 0 && g.group >= group_lo_ && g.group <= group_hi_ &&
                            (g.mass > 0 || (g.mass < 0 && g.density > 0));
     const MeshAsset* mesh_asset = nullptr;
@@ -974,7 +974,7 @@ class MjcfImporter {
       s.type = kGeomMesh;
       pg.asset = g.mesh;
       pg.add = collides;
-      if (!collides) ignored(n, "visual mesh geom", "contype=conaffinity=0 (its mass is counted)");
+      if (!collides) ignored(n, "visual mesh geom", "contype=conaffinity=0 (its mass counts for inertia from geoms)");
     } else if (t == "hfield" && collides) {
       if (g.mesh.empty()) fail(where(n), "hfield geom needs an 'hfield' attribute");
       const HfieldSpec& h = assets_.hfield(g.mesh, where(n));
