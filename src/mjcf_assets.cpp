@@ -110,7 +110,7 @@ void MjcfAssets::read_hfield(const std::string& file, const std::string& where, 
   std::string name, f;
   read_string(e, "name", name);
   if (read_string(e, "file", f)) {
-    d.file = resolve(f);  // MuJoCo resolves images with texturedir/assetdir; meshdir first here
+    d.file = resolve(f);  // as mesh files: meshdir, else assetdir
     if (name.empty()) name = stem_of(f);
   }
   d.spec.name = name;
