@@ -20,6 +20,7 @@
 #include <set>
 
 #include "import_common.hpp"
+#include "mjcf_assets.hpp"
 #include "sap/backend/hd.hpp"
 
 namespace sap {
@@ -100,6 +101,7 @@ struct DefaultClass {
   std::string name;
   int parent = -1;
   std::vector<const Node*> joint, geom, actuator, tendon, equality;
+  std::vector<const Node*> mesh = {};  // <default><mesh> (mjcf_assets.cpp)
 };
 
 struct PGeom {
@@ -108,6 +110,7 @@ struct PGeom {
   double solref[2] = {0.02, 1};
   bool solref_set = false;
   bool add = true;  // a supported primitive (added to the model)
+  std::string asset;  // mesh or hfield name (kGeomMesh, kGeomHfield)
 };
 struct PBody {
   const Node* node = nullptr;
@@ -157,6 +160,7 @@ class MjcfImporter {
  private:
   ModelBuilder& builder_;
   ImportOptions opt_;
+  import::MjcfAssets assets_;  // <asset> meshes and heightfields (mjcf_assets.cpp)
   import::Reporter rep_;
   std::vector<std::unique_ptr<tinyxml2::XMLDocument>> docs_;
   std::vector<std::string> files_;
@@ -305,9 +309,24 @@ class MjcfImporter {
       } else if (t == "size" || t == "visual" || t == "statistic" || t == "custom") {
         ignored(s, "<" + t + ">", "no effect on the dynamics");
       } else if (t == "asset") {
-        for (const Node& a : s.children)
-          ignored(a, "<" + std::string(a.tag()) + "> asset",
-                  "assets are not loaded (mesh geoms are reported where used)");
+        assets_.set_model_dir(dirs_[0]);
+        for (const Node& a : s.children) {
+          const std::string at = a.tag();
+          if (at == "mesh") {
+            std::vector<const XMLElement*> defaults;
+            std::string cls = "main";
+            import::read_string(a.el, "class", cls);
+            if (!class_index_.count(cls)) fail(where(a), "unknown default class '" + cls + "'");
+            const std::vector<int> chain = class_chain(class_index_[cls]);
+            for (auto c = chain.rbegin(); c != chain.rend(); ++c)
+              for (const Node* d : classes_[static_cast<std::size_t>(*c)].mesh) defaults.push_back(d->el);
+            assets_.read_mesh(file(a), where(a), a.el, defaults);
+          } else if (at == "hfield") {
+            assets_.read_hfield(file(a), where(a), a.el);
+          } else {
+            ignored(a, "<" + at + "> asset", "textures and materials have no effect on the dynamics");
+          }
+        }
       } else if (t == "sensor") {
         for (const Node& a : s.children) ignored(a, "sensor", "sensors do not change the dynamics");
       } else if (t == "extension" || t == "deformable") {
@@ -337,6 +356,7 @@ class MjcfImporter {
     int b;
     if (import::read_bool(f, n.el, "autolimits", b)) autolimits_ = b == 1;
     if (import::read_bool(f, n.el, "inertiafromgeom", b, true)) inertiafromgeom_ = b;
+    assets_.read_compiler(f, n.el);
     std::vector<double> v;
     if (import::read_numbers(f, n.el, "inertiagrouprange", 2, 2, v)) {
       // Integers (geom groups); converting 1e300 to int is undefined behaviour (found by UBSan).
@@ -437,7 +457,8 @@ class MjcfImporter {
       else if (actuator_tags().count(t)) classes_[static_cast<std::size_t>(id)].actuator.push_back(&c);
       else if (t == "tendon") classes_[static_cast<std::size_t>(id)].tendon.push_back(&c);
       else if (t == "equality") classes_[static_cast<std::size_t>(id)].equality.push_back(&c);
-      else if (t == "site" || t == "camera" || t == "light" || t == "mesh" || t == "material" || t == "pair")
+      else if (t == "mesh") classes_[static_cast<std::size_t>(id)].mesh.push_back(&c);
+      else if (t == "site" || t == "camera" || t == "light" || t == "material" || t == "pair")
         continue;  // defaults of elements that are ignored or rejected where they are used
       else ignored(c, "<" + t + "> in <default>", "unknown default element");
     }
@@ -856,9 +877,10 @@ class MjcfImporter {
                                                      {"sphere", kGeomSphere},
                                                      {"capsule", kGeomCapsule},
                                                      {"box", kGeomBox},
-                                                     {"cylinder", kGeomCylinder}};
+                                                     {"cylinder", kGeomCylinder},
+                                                     {"ellipsoid", kGeomEllipsoid}};
     auto it = types.find(t);
-    if (it == types.end() && t != "ellipsoid" && t != "mesh" && t != "hfield" && t != "sdf")
+    if (it == types.end() && t != "mesh" && t != "hfield" && t != "sdf")
       fail(where(n), "unknown geom type '" + t + "'");
     // Transform: fromto (capsule, cylinder, box, ellipsoid) overrides pos and orientation.
     Transform local{vec3(g.pos), resolve(n, g.orient)};
@@ -882,6 +904,20 @@ class MjcfImporter {
     const Transform pose = compose(frame, local);
     s.pos = to_array(pose.pos);
     s.quat = to_array(pose.quat);
+    // A primitive with a mesh is fitted to it (MuJoCo's fitaabb="false"): placed at the mesh's
+    // centre of mass and principal axes, sized from the mesh's equivalent inertia box b.
+    if (it != types.end() && t != "plane" && !g.mesh.empty()) {
+      const MeshAsset& fit = assets_.mesh(g.mesh, where(n));
+      mesh_geom_pose(fit.mass, s.pos, s.quat);
+      const auto& b = fit.mass.box;
+      double scale = 1;
+      import::read_double(file(n), n.el, "fitscale", scale);
+      if (t == "sphere") size[0] = (b[0] + b[1] + b[2]) / 3;
+      if (t == "capsule") size[0] = (b[0] + b[1]) / 2, size[1] = std::max(0.0, b[2] - size[0] / 2);
+      if (t == "cylinder") size[0] = (b[0] + b[1]) / 2, size[1] = b[2];
+      if (t == "box" || t == "ellipsoid") size[0] = b[0], size[1] = b[1], size[2] = b[2];
+      for (double& x : size) x *= scale;
+    }
     // Sizes MuJoCo requires per type.
     const int need = t == "sphere"                         ? 1
                      : (t == "capsule" || t == "cylinder") ? 2
@@ -920,9 +956,32 @@ class MjcfImporter {
       if (!g.fluidshape.empty() && g.fluidshape != "none")
         unsupported(n, "geom fluidshape", "fluid forces have no counterpart in the model");
     }
-    if (!g.shellinertia.empty() && g.shellinertia != "false")
+    if (!g.shellinertia.empty() && g.shellinertia != "false") {
+      if (t == "mesh") fail(where(n), "for mesh geoms, shell inertia is set on the mesh asset (inertia=\"shell\"), as in MuJoCo");
       unsupported(n, "geom shellinertia", "shell inertia is not supported");
-    if (it == types.end()) {
+    }
+    // Mesh geoms that collide or carry mass use the compiled asset: the geom frame moves to the
+    // mesh's centre of mass and principal axes (MuJoCo's geom_pos / geom_quat), size = the
+    // largest |coordinate| of its hull per principal axis. Colliding heightfields carry their data.
+    const bool mesh_mass = t == "mesh" && body != 0 && g.group >= group_lo_ && g.group <= group_hi_ &&
+                           (g.mass > 0 || (g.mass < 0 && g.density > 0));
+    const MeshAsset* mesh_asset = nullptr;
+    if (t == "mesh" && (collides || mesh_mass)) {
+      if (g.mesh.empty()) fail(where(n), "mesh geom needs a 'mesh' attribute");
+      mesh_asset = &assets_.mesh(g.mesh, where(n));
+      mesh_geom_pose(mesh_asset->mass, s.pos, s.quat);
+      s.size = mesh_asset->half_extent;
+      s.type = kGeomMesh;
+      pg.asset = g.mesh;
+      pg.add = collides;
+      if (!collides) ignored(n, "visual mesh geom", "contype=conaffinity=0 (its mass counts for inertia from geoms)");
+    } else if (t == "hfield" && collides) {
+      if (g.mesh.empty()) fail(where(n), "hfield geom needs an 'hfield' attribute");
+      const HfieldSpec& h = assets_.hfield(g.mesh, where(n));
+      s.size = {h.size[0], h.size[1], h.size[2]};
+      s.type = kGeomHfield;
+      pg.asset = g.mesh;
+    } else if (it == types.end()) {
       pg.add = false;
       if (collides)
         unsupported(n, t + " geom that collides",
@@ -934,7 +993,15 @@ class MjcfImporter {
     // Mass contribution for inertia from geoms (filtered by compiler inertiagrouprange).
     if (t != "plane" && g.group >= group_lo_ && g.group <= group_hi_ && body != 0) {
       import::MassPart part;
-      if (t == "mesh" || t == "hfield" || t == "sdf") {
+      if (mesh_asset) {
+        // MuJoCo: mass = density * volume (area for shells); explicit mass sets the density.
+        const double density = g.mass >= 0 ? g.mass / mesh_asset->mass.measure : g.density;
+        part.mass = density * mesh_asset->mass.measure;
+        part.pos = s.pos;
+        const Vec3d d = mesh_asset->mass.inertia;
+        part.inertia = import::rotate_diagonal_inertia(quat(s.quat), {density * d[0], density * d[1], density * d[2]});
+        bodies_[static_cast<std::size_t>(body)].geom_mass.push_back(part);
+      } else if (t == "mesh" || t == "hfield" || t == "sdf") {
         if ((g.mass > 0 || (g.mass < 0 && g.density > 0)) && !bodies_[static_cast<std::size_t>(body)].massive_mesh)
           bodies_[static_cast<std::size_t>(body)].massive_mesh = &n;
       } else {
@@ -952,8 +1019,8 @@ class MjcfImporter {
           for (double& x : gm.inertia_diag) x *= scale;
         }
         part.mass = gm.mass;
-        part.pos = to_array(pose.pos);
-        part.inertia = import::rotate_diagonal_inertia(pose.quat, gm.inertia_diag);
+        part.pos = s.pos;  // the pose as written, or fitted to a mesh
+        part.inertia = import::rotate_diagonal_inertia(quat(s.quat), gm.inertia_diag);
         bodies_[static_cast<std::size_t>(body)].geom_mass.push_back(part);
       }
     }
@@ -1079,6 +1146,8 @@ class MjcfImporter {
           if (opt_.default_dissipation >= 0) g.spec.dissipation = opt_.default_dissipation;
         }
         if (!is_static && !(g.spec.stiffness > 0)) g.spec.stiffness = import::kStaticStiffness;  // massless tree
+        if (g.spec.type == kGeomMesh) g.spec.dataid = assets_.builder_mesh(builder_, g.asset, opt_.name_prefix, where(*g.node));
+        if (g.spec.type == kGeomHfield) g.spec.dataid = assets_.builder_hfield(builder_, g.asset, opt_.name_prefix, where(*g.node));
         builder_.add_geom(bodies_[i].builder_index, g.spec);
       }
     }

@@ -203,8 +203,8 @@ void append(std::vector<T>& v, std::initializer_list<T> xs) {
 }
 
 // Sum of the mass properties of a body's geoms, in the body frame.
-void inertia_from_geoms(const std::vector<const GeomSpec*>& geoms, double& mass, Vec3d& com,
-                        std::array<double, 6>& inertia) {
+void inertia_from_geoms(const std::vector<const GeomSpec*>& geoms, const std::vector<MeshSpec>& meshes, double& mass,
+                        Vec3d& com, std::array<double, 6>& inertia) {
   struct Part {
     double m;
     Vec3<double> p;
@@ -216,6 +216,12 @@ void inertia_from_geoms(const std::vector<const GeomSpec*>& geoms, double& mass,
   for (const GeomSpec* g : geoms) {
     if (g->type == kGeomPlane) continue;
     GeomMass gm = geom_mass_properties(g->type, g->size, g->density);
+    if (g->type == kGeomMesh && g->dataid >= 0 && g->dataid < static_cast<int>(meshes.size())) {
+      // The mesh's own solid (MeshSpec::volume, ::inertia about the mesh origin, mesh axes).
+      const MeshSpec& ms = meshes[static_cast<std::size_t>(g->dataid)];
+      gm.mass = g->density * ms.volume;
+      for (int k = 0; k < 3; ++k) gm.inertia_diag[static_cast<std::size_t>(k)] = g->density * ms.inertia[static_cast<std::size_t>(k)];
+    }
     if (g->mass >= 0) {  // explicit mass: scale the uniform-density result
       const double scale = gm.mass > 0 ? g->mass / gm.mass : 0.0;
       gm.mass = g->mass;
@@ -322,7 +328,7 @@ Model ModelBuilder::finalize() const {
     double mass = bs.mass;
     Vec3d com = bs.com;
     std::array<double, 6> inertia = bs.inertia;
-    if (bs.inertia_from_geoms) inertia_from_geoms(body_geoms[static_cast<std::size_t>(b)], mass, com, inertia);
+    if (bs.inertia_from_geoms) inertia_from_geoms(body_geoms[static_cast<std::size_t>(b)], meshes_, mass, com, inertia);
     append(m.body_ipos, {com[0], com[1], com[2]});
     m.body_inertia.insert(m.body_inertia.end(), inertia.begin(), inertia.end());
     m.body_mass.push_back(b == 0 ? 0.0 : mass);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "json_reader.hpp"
+#include "sap/mesh_asset.hpp"
 #include "sap/model_builder.hpp"
 #include "sap/scene.hpp"
 
@@ -120,6 +121,7 @@ class SceneParser {
   JsonReader& r_;
   std::string base_dir_;
   ModelBuilder builder_;
+  std::map<std::string, std::pair<int, MeshMassProperties>> mesh_shapes_;  // "file|scale" -> builder mesh
   JointDefaults jdef_;
   ShapeDefaults sdef_;
   std::vector<BodyIn> bodies_;

@@ -496,8 +496,8 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
     const std::string p = at(B.ptr + "/shapes", k);
     const json& e = (*shapes)[k];
     r_.require_object(e, p);
-    const std::string type = r_.string(r_.required(e, p, "type", "sphere, capsule, box, plane or cylinder"),
-                                       at(p, "type"));
+    const std::string type = r_.string(
+        r_.required(e, p, "type", "sphere, capsule, box, plane, cylinder, ellipsoid or mesh"), at(p, "type"));
     std::vector<std::string> sizes;
     GeomSpec g;
     if (type == "sphere") g.type = kGeomSphere, sizes = {"radius"};
@@ -505,8 +505,11 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
     else if (type == "cylinder") g.type = kGeomCylinder, sizes = {"radius", "half_height"};
     else if (type == "box") g.type = kGeomBox, sizes = {"hx", "hy", "hz"};
     else if (type == "plane") g.type = kGeomPlane;
-    else r_.fail(at(p, "type"), "expected sphere, capsule, box, plane or cylinder, got \"" + type + "\"");
+    else if (type == "ellipsoid") g.type = kGeomEllipsoid, sizes = {"rx", "ry", "rz"};
+    else if (type == "mesh") g.type = kGeomMesh;
+    else r_.fail(at(p, "type"), "expected sphere, capsule, box, plane, cylinder, ellipsoid or mesh, got \"" + type + "\"");
     std::vector<std::string> keys = {"type", "id", "transform", "cfg", "color"};
+    if (g.type == kGeomMesh) keys.insert(keys.end(), {"file", "scale"});
     keys.insert(keys.end(), sizes.begin(), sizes.end());
     r_.check_keys(e, p, keys, "a " + type + " shape");
     for (std::size_t s = 0; s < sizes.size(); ++s)
@@ -523,6 +526,35 @@ void SceneParser::add_shapes(const BodyIn& B, int builder_body) {
       const Transform x = r_.transform(*v, at(p, "transform"));
       g.pos = to_array(x.pos);
       g.quat = to_array(x.quat);
+    }
+    if (g.type == kGeomMesh) {
+      // A mesh file (relative to the scene file), its convex hull, mass from its solid.
+      const std::string file = r_.string(r_.required(e, p, "file", "a mesh file (STL, OBJ, DAE, ...)"), at(p, "file"));
+      std::array<double, 3> scale{1, 1, 1};
+      if (const json* v = JsonReader::get(e, "scale")) {
+        const auto x = r_.numbers(*v, at(p, "scale"), 3);
+        scale = {x[0], x[1], x[2]};
+      }
+      const std::string path = (std::filesystem::path(file).is_absolute() ? std::filesystem::path(file)
+                                                                           : std::filesystem::path(base_dir_) / file)
+                                   .lexically_normal()
+                                   .string();
+      const std::string key = path + "|" + fmt(scale[0]) + " " + fmt(scale[1]) + " " + fmt(scale[2]);
+      auto it = mesh_shapes_.find(key);
+      if (it == mesh_shapes_.end()) {
+        try {
+          const MeshAsset a = compile_mesh(std::filesystem::path(path).stem().string(), read_mesh_file(path), scale,
+                                           MeshInertia::kConvex, path);
+          it = mesh_shapes_.emplace(key, std::make_pair(builder_.add_mesh(a.hull), a.mass)).first;
+        } catch (const std::runtime_error& err) {
+          r_.fail(at(p, "file"), err.what());
+        }
+      }
+      g.dataid = it->second.first;
+      mesh_geom_pose(it->second.second, g.pos, g.quat);
+      // size: the largest |coordinate| of the hull per axis (as for MJCF mesh geoms).
+      for (const auto& v : builder_.mesh(g.dataid).vert)
+        for (std::size_t k = 0; k < 3; ++k) g.size[k] = std::max(g.size[k], std::abs(v[k]));
     }
     if (const json* v = JsonReader::get(e, "color")) {
       if (!v->is_array() || (v->size() != 3 && v->size() != 4))

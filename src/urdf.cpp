@@ -6,11 +6,14 @@
 // are created depth first from the root link, children in the document order of their joints.
 #include <tinyxml2.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "import_common.hpp"
+#include "sap/mesh_asset.hpp"
 #include "sap/mjcf.hpp"
 
 namespace sap {
@@ -18,6 +21,52 @@ namespace {
 
 using import::fail;
 using tinyxml2::XMLElement;
+namespace fs = std::filesystem;
+
+// Where a URDF <mesh filename> points (docs/model-import.md, "Mesh files"): file:// and absolute
+// paths as they are; other relative paths against the URDF's directory; package://pkg/rel
+// against the first directory named `pkg` met going up from the URDF's directory (or a
+// directory `pkg` inside one of them), then in the entries of SAP_PACKAGE_PATH and
+// ROS_PACKAGE_PATH (colon-separated; an entry named `pkg`, or holding `pkg`). The first
+// candidate that exists wins; `tried` lists every candidate for the error message.
+std::string resolve_mesh_path(const std::string& uri, const std::string& urdf_path, std::vector<std::string>& tried) {
+  const fs::path urdf_dir = fs::absolute(fs::path(urdf_path)).parent_path();
+  auto accept = [&](const fs::path& p) {
+    tried.push_back(p.lexically_normal().string());
+    return fs::is_regular_file(p);
+  };
+  const std::string pkg_prefix = "package://", file_prefix = "file://";
+  if (uri.rfind(file_prefix, 0) == 0) return uri.substr(file_prefix.size());
+  if (uri.rfind(pkg_prefix, 0) != 0) {
+    const fs::path p = fs::path(uri).is_absolute() ? fs::path(uri) : urdf_dir / uri;
+    accept(p);
+    return p.lexically_normal().string();
+  }
+  const std::string rest = uri.substr(pkg_prefix.size());
+  const std::size_t slash = rest.find('/');
+  const std::string pkg = rest.substr(0, slash), rel = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  auto try_root = [&](const fs::path& d, std::string& out) {
+    if (d.filename() == pkg && accept(d / rel)) return out = (d / rel).lexically_normal().string(), true;
+    if (accept(d / pkg / rel)) return out = (d / pkg / rel).lexically_normal().string(), true;
+    return false;
+  };
+  std::string found;
+  for (fs::path d = urdf_dir;; d = d.parent_path()) {
+    if (try_root(d, found)) return found;
+    if (d == d.parent_path()) break;
+  }
+  for (const char* var : {"SAP_PACKAGE_PATH", "ROS_PACKAGE_PATH"}) {
+    const char* env = std::getenv(var);
+    if (!env) continue;
+    std::string list = env;
+    for (std::size_t a = 0; a <= list.size();) {
+      const std::size_t b = std::min(list.find(':', a), list.size());
+      if (b > a && try_root(fs::path(list.substr(a, b - a)), found)) return found;
+      a = b + 1;
+    }
+  }
+  return "";
+}
 
 struct ULink {
   const XMLElement* el = nullptr;
@@ -80,6 +129,9 @@ class UrdfImporter {
   std::vector<ULink> links_;
   std::map<std::string, int> link_index_;
   std::vector<UJoint> joints_;
+  std::map<std::string, MeshAsset> meshes_;  // by resolved path and scale
+  std::map<std::string, int> mesh_ids_;      // builder ids, same keys
+  std::map<const XMLElement*, std::string> geom_mesh_;  // <mesh> element -> key in meshes_
 
   std::string where(const XMLElement* e) const { return import::location(path_, e); }
   std::string prefixed(const std::string& name) const { return name.empty() ? name : opt_.name_prefix + name; }
@@ -153,13 +205,41 @@ class UrdfImporter {
         // length is the full length of the cylindrical part, along the local z axis
         g.size = {number(shape, "radius", 0, true), 0.5 * number(shape, "length", 0, true), 0};
       } else if (t == "mesh") {
-        rep_.warn("collision-mesh", where(shape),
-                  "collision mesh skipped: meshes are not supported as collision shapes");
-        continue;
+        // The convex hull of the mesh (URDF links carry their own inertials: no mass here);
+        // the geom frame moves to the hull's principal frame, as for MJCF meshes.
+        const std::string uri = required(shape, "filename");
+        std::array<double, 3> scale{1, 1, 1};
+        import::read_fixed(path_, shape, "scale", 3, scale.data());
+        std::vector<std::string> tried;
+        const std::string file = resolve_mesh_path(uri, path_, tried);
+        std::string key = file + " scale " + std::to_string(scale[0]) + " " + std::to_string(scale[1]) + " " +
+                          std::to_string(scale[2]);
+        std::string problem;
+        if (file.empty()) {
+          problem = "mesh '" + uri + "' not found (tried";
+          for (const std::string& p : tried) problem += " " + p;
+          problem += "; set SAP_PACKAGE_PATH to the directory holding the package)";
+        } else if (!meshes_.count(key)) {
+          try {
+            meshes_[key] = compile_mesh(fs::path(file).stem().string(), read_mesh_file(file), scale,
+                                        MeshInertia::kConvex, file);
+          } catch (const std::runtime_error& err) {
+            problem = err.what();
+          }
+        }
+        if (!problem.empty()) {
+          unsupported(shape, "collision mesh", problem);
+          continue;
+        }
+        const MeshAsset& a = meshes_.at(key);
+        mesh_geom_pose(a.mass, g.pos, g.quat);
+        g.type = kGeomMesh;
+        g.size = a.half_extent;
+        geom_mesh_[shape] = key;
       } else {
         fail(where(shape), "unknown collision geometry <" + t + "> (expected box, sphere, cylinder, capsule or mesh)");
       }
-      const int need = g.type == kGeomSphere ? 1 : g.type == kGeomBox ? 3 : 2;
+      const int need = g.type == kGeomMesh ? 0 : g.type == kGeomSphere ? 1 : g.type == kGeomBox ? 3 : 2;
       for (int k = 0; k < need; ++k)
         if (!(g.size[static_cast<std::size_t>(k)] > 0)) fail(where(shape), "<" + t + "> dimensions must be positive");
       g.friction = 1.0;  // URDF has no friction; MuJoCo's default
@@ -369,6 +449,16 @@ class UrdfImporter {
         g.stiffness = opt_.default_stiffness > 0 ? opt_.default_stiffness : cm.stiffness;
         g.dissipation = opt_.default_dissipation >= 0 ? opt_.default_dissipation : cm.dissipation;
         if (!is_static && !(g.stiffness > 0)) g.stiffness = import::kStaticStiffness;
+        if (g.type == kGeomMesh) {
+          const std::string& key = geom_mesh_.at(el);
+          auto id = mesh_ids_.find(key);
+          if (id == mesh_ids_.end()) {
+            MeshSpec spec = meshes_.at(key).hull;
+            spec.name = prefixed(spec.name + "_" + std::to_string(mesh_ids_.size()));
+            id = mesh_ids_.emplace(key, builder_.add_mesh(spec)).first;
+          }
+          g.dataid = id->second;
+        }
         builder_.add_geom(l.builder_index, g);
       }
     }

@@ -91,9 +91,12 @@ TEST(LoaderRobustness, StringEntryPointsMatchFiles) {
   EXPECT_EQ(a.body_mass, b.body_mass);
   EXPECT_EQ(a.body_pos, b.body_pos);
   const sap::Model c = sap::load_urdf(urdf_path, nullptr, {}, true);
-  const sap::Model d = sap::load_urdf_string(read(urdf_path), "arm", nullptr, {}, true);
+  // URDF text resolves mesh paths (package://arm/...) relative to the source name's directory.
+  const sap::Model d = sap::load_urdf_string(read(urdf_path), urdf_path, nullptr, {}, true);
   EXPECT_EQ(c.nq, d.nq);
   EXPECT_EQ(c.body_inertia, d.body_inertia);
+  EXPECT_EQ(c.nmesh, 2);  // fuzz/assets/arm/upper.stl, upper2.stl
+  EXPECT_EQ(c.mesh_vert, d.mesh_vert);
   // Includes of a string document resolve relative to base_dir (mjx_scene.xml includes mjx_panda.xml).
   sap::ImportOptions drop;
   drop.drop_unsupported = true;

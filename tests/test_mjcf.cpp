@@ -570,7 +570,7 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
   <worldbody>
     <body name="a"><joint name="j1"/><geom size="0.1"/>
       <body name="b"><joint name="j2"/><geom size="0.1"/>
-        <geom type="mesh" mesh="m"/>
+        <geom type="sdf" mesh="m"/>
       </body>
     </body>
   </worldbody>
@@ -581,8 +581,8 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
   opt.drop_unsupported = true;
   sap::ImportReport report;
   const sap::Model m = load(xml, &report, opt);
-  EXPECT_EQ(m.ngeom, 2);  // the colliding mesh is skipped, and its mass
-  EXPECT_TRUE(has_warning(report, "model.xml:5: mesh geom that collides dropped"));
+  EXPECT_EQ(m.ngeom, 2);  // the colliding SDF is skipped, and its mass
+  EXPECT_TRUE(has_warning(report, "model.xml:5: sdf geom that collides dropped"));
   EXPECT_TRUE(has_warning(report, "model.xml:5: mass of a mesh/hfield geom dropped"));
   EXPECT_TRUE(has_warning(report, "model.xml:9: spatial tendon dropped"));
   EXPECT_TRUE(has_warning(report, "model.xml:10: <tendon> equality dropped"));
@@ -620,7 +620,7 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "<joint joint=\"x\" coef=\"1\"/>\n</fixed>\n</tendon>\n</mujoco>",
        "model.xml:7: tendon: unknown joint 'x'"},
       {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"mesh\" mesh=\"m\"/>\n</body>\n</worldbody>\n</mujoco>",
-       "model.xml:5: mesh geom that collides is not supported"},
+       "model.xml:5: geom refers to unknown mesh 'm'"},
       {"<mujoco>\n<worldbody>\n<body>\n<geom size=\"1\"/>\n<body>\n<freejoint/>\n<geom size=\"1\"/>\n</body>\n</body>\n"
        "</worldbody>\n</mujoco>",
        "model.xml:6: a free joint must belong to a child of the world body"},
@@ -667,9 +667,9 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "model.xml:5: joint has a range but 'limited' is not set and compiler autolimits is false"},
       {"<mujoco>\n<worldbody>\n<body>\n<joint limited=\"maybe\"/>\n</body>\n</worldbody>\n</mujoco>",
        "model.xml:4: attribute 'limited': expected 'true', 'false' or 'auto', got 'maybe'"},
-      {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"ellipsoid\" size=\"1 1 1\"/>\n</body>\n</worldbody>\n</mujoco>",
-       "model.xml:5: ellipsoid geom that collides is not supported"},
-      {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"mesh\" mesh=\"m\" contype=\"0\" conaffinity=\"0\"/>\n"
+      {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"ellipsoid\" size=\"1 1\"/>\n</body>\n</worldbody>\n</mujoco>",
+       "model.xml:5: ellipsoid geom: size[2] must be positive"},
+      {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"sdf\" mesh=\"m\" contype=\"0\" conaffinity=\"0\"/>\n"
        "</body>\n</worldbody>\n</mujoco>",
        "model.xml:5: mass of a mesh/hfield geom is not supported: body '' takes its inertia from its geoms"},
       {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom size=\"1\" solref=\"0.02 -1\"/>\n</body>\n</worldbody>\n</mujoco>",

@@ -416,7 +416,7 @@ TEST(SceneJson, MalformedScenesGiveLocatedErrors) {
        scene_with(R"("bodies": [)" + body("a", R"({"type": "box", "hx": 1, "hy": 1, "hz": 1, "radius": 1})") + "]"),
        "bad.json: /bodies/0/shapes/0/radius: unknown key for a box shape"},
       {"shape type", scene_with(R"("bodies": [)" + body("a", R"({"type": "cone"})") + "]"),
-       "bad.json: /bodies/0/shapes/0/type: expected sphere, capsule, box, plane or cylinder, got \"cone\""},
+       "bad.json: /bodies/0/shapes/0/type: expected sphere, capsule, box, plane, cylinder, ellipsoid or mesh, got \"cone\""},
       {"density",
        scene_with(R"("bodies": [)" + body("a", R"({"type": "sphere", "radius": 1, "cfg": {"density": 0}})") + "]"),
        "bad.json: /bodies/0/shapes/0/cfg/density: expected a positive number, got 0"},

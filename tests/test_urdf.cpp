@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <array>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,9 +23,18 @@ Eigen::Matrix3d Rx(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::Unit
 Eigen::Matrix3d Ry(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitY()).toRotationMatrix(); }
 Eigen::Matrix3d Rz(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::UnitZ()).toRotationMatrix(); }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The box [0,2]x[0,1]x[0,0.5] as an ASCII STL (tests/data/meshes).
+std::string box_stl() { return read_text(std::string(SAP_SOURCE_DIR) + "/tests/data/meshes/box_ascii.stl"); }
+
 sap::Model load(const std::string& xml, sap::ImportReport* report = nullptr, const sap::ImportOptions& opt = {},
                 bool floating = false) {
   TempDir dir("urdf");
+  dir.write("arm/upper.stl", box_stl());  // package://arm/... next to the URDF
   return sap::load_urdf(dir.write("robot.urdf", xml), report, opt, floating);
 }
 
@@ -48,7 +59,7 @@ const char* kArm = R"(<?xml version="1.0"?>
     </inertial>
     <collision><origin xyz="0 0 0.25"/><geometry><cylinder radius="0.05" length="0.5"/></geometry></collision>
     <collision><geometry><mesh filename="package://arm/upper.stl"/></geometry></collision>
-    <collision><geometry><mesh filename="package://arm/upper2.stl"/></geometry></collision>
+    <collision><geometry><mesh filename="package://arm/upper.stl" scale="0.5 0.5 0.5"/></geometry></collision>
   </link>
   <link name="tool">
     <collision><geometry><sphere radius="0.03"/></geometry></collision>
@@ -123,19 +134,28 @@ TEST(Urdf, LinksJointsInertialsAndCollisions) {
   EXPECT_DOUBLE_EQ(m.body_ipos[3 * static_cast<std::size_t>(up) + 2], 0.25);
   EXPECT_DOUBLE_EQ(m.body_mass[static_cast<std::size_t>(up)], 2);
 
-  // Collision primitives: URDF full sizes become half sizes; meshes are skipped and counted.
-  ASSERT_EQ(m.ngeom, 4);
+  // Collision primitives: URDF full sizes become half sizes; meshes are convex hulls, the geom
+  // at the hull's centre of mass (the box's centre, times the scale).
+  ASSERT_EQ(m.ngeom, 6);
   EXPECT_EQ(m.geom_type[0], sap::kGeomBox);
   EXPECT_DOUBLE_EQ(m.geom_size[0], 0.2);
   EXPECT_DOUBLE_EQ(m.geom_size[1], 0.1);
   EXPECT_DOUBLE_EQ(m.geom_size[2], 0.05);
   EXPECT_EQ(m.geom_type[1], sap::kGeomCylinder);
   EXPECT_DOUBLE_EQ(m.geom_size[3 + 1], 0.25);
-  EXPECT_EQ(m.geom_type[2], sap::kGeomSphere);
-  EXPECT_EQ(m.geom_type[3], sap::kGeomCapsule);
-  EXPECT_DOUBLE_EQ(m.geom_size[9 + 1], 0.05);
-  EXPECT_TRUE(has_warning(
-      report, "robot.urdf:15: collision mesh skipped: meshes are not supported as collision shapes (2 occurrences)"));
+  EXPECT_EQ(m.geom_type[2], sap::kGeomMesh);
+  EXPECT_EQ(m.geom_type[3], sap::kGeomMesh);
+  ASSERT_EQ(m.nmesh, 2);  // one file, two scales
+  EXPECT_NE(m.geom_dataid[2], m.geom_dataid[3]);
+  const double box_center[3] = {1, 0.5, 0.25};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(m.geom_pos[6 + k], box_center[k], 1e-12);
+    EXPECT_NEAR(m.geom_pos[9 + k], 0.5 * box_center[k], 1e-12);
+  }
+  EXPECT_EQ(m.mesh_vertnum[0], 8);
+  EXPECT_EQ(m.geom_type[4], sap::kGeomSphere);
+  EXPECT_EQ(m.geom_type[5], sap::kGeomCapsule);
+  EXPECT_DOUBLE_EQ(m.geom_size[15 + 1], 0.05);
   EXPECT_TRUE(has_warning(report, "robot.urdf:6: <visual> ignored"));
   EXPECT_TRUE(has_warning(report, "robot.urdf:32: joint effort/velocity limits ignored"));
   EXPECT_TRUE(has_warning(report, "robot.urdf:48: <gazebo> ignored"));
@@ -263,6 +283,64 @@ TEST(Urdf, ErrorsNameFileAndLine) {
       EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << "got: " << e.what();
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// package://pkg/rel is found in the first directory named pkg going up from the URDF (or a pkg
+// directory inside one of them), then in SAP_PACKAGE_PATH; a mesh that cannot be found or read
+// is an error naming it, or dropped with a warning on request.
+TEST(UrdfMesh, PackageUrisRelativePathsAndErrors) {
+  TempDir dir("urdf_pkg");
+  dir.write("share/my_robot/meshes/box.stl", box_stl());
+  dir.write("elsewhere/other_pkg/box.stl", box_stl());
+  auto robot = [](const std::string& filename) {
+    return "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"1\"/>"
+           "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>"
+           "<collision><geometry><mesh filename=\"" + filename + "\"/></geometry></collision></link></robot>";
+  };
+  // The URDF sits in share/my_robot/urdf: going up finds share/my_robot (named like the package).
+  const std::string urdf = dir.write("share/my_robot/urdf/r.urdf", robot("package://my_robot/meshes/box.stl"));
+  sap::Model m = sap::load_urdf(urdf);
+  ASSERT_EQ(m.ngeom, 1);
+  EXPECT_EQ(m.geom_type[0], sap::kGeomMesh);
+  // Relative to the URDF's directory.
+  m = sap::load_urdf(dir.write("share/my_robot/urdf/rel.urdf", robot("../meshes/box.stl")));
+  EXPECT_EQ(m.geom_type[0], sap::kGeomMesh);
+  // Not in the tree: an error naming the URI and the candidates, unless SAP_PACKAGE_PATH has it.
+  const std::string other = dir.write("share/my_robot/urdf/other.urdf", robot("package://other_pkg/box.stl"));
+  std::string e;
+  try {
+    sap::load_urdf(other);
+  } catch (const std::exception& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("other.urdf:1: collision mesh is not supported: mesh 'package://other_pkg/box.stl' not found"),
+            std::string::npos)
+      << e;
+  setenv("SAP_PACKAGE_PATH", (dir.path() + "/nothing:" + dir.path() + "/elsewhere").c_str(), 1);
+  m = sap::load_urdf(other);
+  unsetenv("SAP_PACKAGE_PATH");
+  EXPECT_EQ(m.geom_type[0], sap::kGeomMesh);
+  // A file that is not a mesh: error naming the file; dropped with a warning on request.
+  dir.write("share/my_robot/meshes/bad.stl", "not a mesh");
+  const std::string bad = dir.write("share/my_robot/urdf/bad.urdf", robot("package://my_robot/meshes/bad.stl"));
+  e.clear();
+  try {
+    sap::load_urdf(bad);
+  } catch (const std::exception& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("bad.urdf:1: collision mesh is not supported: "), std::string::npos) << e;
+  EXPECT_NE(e.find("meshes/bad.stl: cannot read mesh"), std::string::npos) << e;
+  sap::ImportOptions opt;
+  opt.drop_unsupported = true;
+  sap::ImportReport report;
+  m = sap::load_urdf(bad, &report, opt);
+  EXPECT_EQ(m.ngeom, 0);
+  EXPECT_TRUE(has_warning(report, "bad.urdf:1: collision mesh dropped"));
 }
 
 }  // namespace

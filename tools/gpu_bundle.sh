@@ -17,7 +17,10 @@ for exe in sap_bench sap_ablate test_cuda_parity test_collision_pipeline test_sc
   cp "build-gpu/$exe" .gpu_bundle/
   strip .gpu_bundle/$exe
 done
-for lib in $(ldd build-gpu/sap_bench | awk '/tinyxml2|gtest|libstdc|libgcc_s/ {print $3}'); do cp -L "$lib" .gpu_bundle/lib/; done
+# Mesh assets (issue 18): Assimp (+ draco, minizip), Qhull, libpng (about 14 MB); zlib is in every image.
+for lib in $(ldd build-gpu/sap_bench | awk '/tinyxml2|gtest|libstdc|libgcc_s|assimp|draco|minizip|qhull_r|png16/ {print $3}'); do
+  cp -L "$lib" .gpu_bundle/lib/
+done
 # cuSOLVER (linear_solver = reference) and its cuBLAS are too large to carry (hundreds of MiB):
 # gpu_run.sh takes them from the device's own CUDA toolkit (/usr/local/cuda/lib64).
 echo "$(pwd)" > .gpu_bundle/source_dir   # tests look for scenes under the build's SAP_SOURCE_DIR

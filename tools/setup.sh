@@ -23,7 +23,8 @@ done
 
 # clang and libclang-rt-dev (libFuzzer) build the fuzzers of tools/run_fuzzers.sh (CI).
 packages=(build-essential cmake ccache libeigen3-dev nlohmann-json3-dev libgtest-dev libtinyxml2-dev
-          libmujoco-dev python3-numpy python3-matplotlib clang libclang-rt-dev libdlpack-dev)
+          libmujoco-dev python3-numpy python3-matplotlib clang libclang-rt-dev libdlpack-dev
+          libassimp-dev libqhull-dev libpng-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -51,7 +51,8 @@ void add_urdf(const std::string& path, ModelBuilder& builder, ImportReport* repo
               const ImportOptions& options = {}, bool floating_base = false);
 Model load_urdf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {},
                 bool floating_base = false);
-// URDF from XML text; `source` names it in errors.
+// URDF from XML text; `source` names it in errors, and relative and package:// mesh paths
+// resolve from its directory as if the text were the file `source`.
 void add_urdf_string(const std::string& xml, const std::string& source, ModelBuilder& builder,
                      ImportReport* report = nullptr, const ImportOptions& options = {}, bool floating_base = false);
 Model load_urdf_string(const std::string& xml, const std::string& source, ImportReport* report = nullptr,

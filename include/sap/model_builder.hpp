@@ -64,6 +64,12 @@ struct MeshSpec {
   std::string name;
   std::vector<std::array<double, 3>> vert;
   std::vector<std::array<int, 3>> face;
+  // Mass of the mesh's solid per unit density, for bodies that take their inertia from their
+  // geoms: volume (area for shells) and principal moments about the mesh origin in mesh axes
+  // (compile_mesh in mesh_asset.hpp puts the origin at the centre of mass, axes principal).
+  // 0: the mesh adds no mass.
+  double volume = 0;
+  std::array<double, 3> inertia{0, 0, 0};
 };
 
 // MJCF <hfield>: elevation data in [0, 1], row-major (nrow rows along y, ncol columns along x);
