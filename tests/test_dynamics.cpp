@@ -2,6 +2,7 @@
 // analytic single-body cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "sap/dynamics.hpp"
@@ -102,6 +103,47 @@ TEST_P(DynamicsRandomTrees, CrbaMatchesRneaColumns) {
       col[i] += m.dof_armature[static_cast<std::size_t>(i)];
       EXPECT_LT((col - M.col(i)).norm(), 1e-11 * (1 + M.col(i).norm())) << "column " << i;
     }
+  }
+}
+
+// The depth levels of the level-parallel tree passes (Model::compute_levels): every body once,
+// on the level of its depth (counted by walking its parents), each body's children contiguous,
+// ascending, and exactly the bodies whose parent it is; validate() rejects a broken list.
+TEST_P(DynamicsRandomTrees, DepthLevelsPartitionTheTree) {
+  std::mt19937 rng(555 + GetParam());
+  RandomTreeOptions o;
+  o.nbody = 3 + GetParam() % 6;
+  o.free_root = GetParam() % 2 == 0;
+  const Model m = random_tree(rng, o);
+  auto at = [](const std::vector<int>& a, int i) { return a[static_cast<std::size_t>(i)]; };
+  std::vector<int> seen(static_cast<std::size_t>(m.nbody), 0);
+  int deepest = 0;
+  for (int L = 1; L <= m.nlevel; ++L)
+    for (int k = at(m.level_bodyadr, L - 1); k < at(m.level_bodyadr, L); ++k) {
+      const int b = at(m.level_body, k);
+      int depth = 0;
+      for (int a = b; a != 0; a = at(m.body_parentid, a)) ++depth;
+      EXPECT_EQ(depth, L) << "body " << b;
+      deepest = std::max(deepest, depth);
+      ++seen[static_cast<std::size_t>(b)];
+    }
+  EXPECT_EQ(deepest, m.nlevel);
+  for (int b = 1; b < m.nbody; ++b) EXPECT_EQ(seen[static_cast<std::size_t>(b)], 1) << "body " << b;
+  for (int p = 0; p < m.nbody; ++p) {
+    std::vector<int> expected, listed;
+    for (int b = 1; b < m.nbody; ++b)
+      if (at(m.body_parentid, b) == p) expected.push_back(b);
+    for (int k = 0; k < at(m.body_childnum, p); ++k) listed.push_back(at(m.level_body, at(m.body_childadr, p) + k));
+    EXPECT_EQ(listed, expected) << "children of body " << p;
+  }
+  if (m.nbody > 2) {
+    Model broken = m;
+    std::swap(broken.level_body.front(), broken.level_body.back());
+    bool same_level = at(m.level_bodyadr, 1) == m.nbody - 1;  // one level: the swap keeps it valid
+    if (!same_level) EXPECT_THROW(broken.validate(), std::runtime_error);
+    broken = m;
+    broken.body_childnum[0] += 1;
+    EXPECT_THROW(broken.validate(), std::runtime_error);
   }
 }
 
