@@ -146,7 +146,7 @@ struct FreeMotionKernel {
     for (int i = team.rank(); i < nv; i += team.size())
       if (!isfinite_(v_star[i])) finite = false;
     const int nonfinite = team.reduce_sum(finite ? 0 : 1);
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: status bits
       if (!ok) status[w] |= kStatusFactorizationFailed;
       if (nonfinite) status[w] |= kStatusNonFinite;
     }
