@@ -231,15 +231,18 @@ def main():
     for where, fn, note in one_lane_sections():
         text += "| %s | `%s` | %s |\n" % (where, fn, note)
     if a.memory_scenes:
-        text += ("\nGlobal memory per world (bytes; sap_bench's buffers: model-independent per-world data, "
-                 "solver buffers, contacts; `sap_bench SCENE --worlds 2 --steps 1`):\n\n")
+        text += ("\nGlobal memory per world (bytes of every live buffer, 2 worlds minus 1: the solver's workspace, "
+                 "its constraint and Newton buffers, and the rest: state, controls, contacts, collision; "
+                 "`sap_bench SCENE --worlds 2 --steps 1`):\n\n")
         header = None
         for scene in a.memory_scenes:
             mem = memory_report(a.build, scene)
             if not mem:
                 text += "| %s | (no memory report) |\n" % os.path.basename(scene)
                 continue
-            keys = list(mem.keys())
+            order = ["total_bytes", "solver_workspace_bytes", "constraint_buffers_bytes", "other_bytes",
+                     "largest_array", "largest_array_bytes"]
+            keys = [k for k in order if k in mem] + sorted(k for k in mem if k not in order)
             if header is None:
                 header = keys
                 text += "| scene | " + " | ".join(header) + " |\n|---|" + "---|" * len(header) + "\n"
