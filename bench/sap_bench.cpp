@@ -150,6 +150,10 @@ struct RunResult {
   // --emulated-lanes: per-kernel launch and barrier counts of the timed pass
   std::vector<EmuKernelStats> emulation;
   long long emulated_world_steps = 0;
+  // Global memory per world on the run's backend: every live Buffer, (2 worlds - 1 world);
+  // the solver's dynamics workspace and constraint buffers; the largest single array.
+  long long mem_total = -1, mem_solver_data = 0, mem_solver_solve = 0, mem_largest = 0;
+  std::string mem_largest_name;
 };
 
 long long memory_available_bytes() {
@@ -198,6 +202,23 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   if (solver) {
     so.override_solver = true;
     so.solver = *solver;
+  }
+  {  // bytes per world: the difference of the live buffer bytes of 2 and 1 worlds
+    const Backend b = resolve_backend(o.backend);
+    long long live[2] = {0, 0};
+    for (int n = 1; n <= 2; ++n) {
+      SimulatorOptions sm = so;
+      sm.nworld = n;
+      const long long before = buffer_bytes_live(b);
+      Simulator probe(scene, sm);
+      live[n - 1] = buffer_bytes_live(b) - before;
+      if (n == 2)
+        for (const auto& [name, bytes] : probe.solver().buffer_bytes_per_world()) {
+          (name.rfind("data.", 0) == 0 ? r.mem_solver_data : r.mem_solver_solve) += bytes;
+          if (bytes > r.mem_largest) r.mem_largest = bytes, r.mem_largest_name = name;
+        }
+    }
+    r.mem_total = live[1] - live[0];
   }
   const long long rss0 = resident_bytes();
   const auto t_setup0 = std::chrono::steady_clock::now();
@@ -332,6 +353,13 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
     }
     j["emulation"] = e;
   }
+  if (r.mem_total >= 0)
+    j["memory_per_world"] = {{"total_bytes", r.mem_total},
+                             {"solver_workspace_bytes", r.mem_solver_data},
+                             {"constraint_buffers_bytes", r.mem_solver_solve},
+                             {"other_bytes", r.mem_total - r.mem_solver_data - r.mem_solver_solve},
+                             {"largest_array", r.mem_largest_name},
+                             {"largest_array_bytes", r.mem_largest}};
   j["host_rss_growth_mib"] = r.rss_growth >= 0 ? nlohmann::json(static_cast<double>(r.rss_growth) / 1048576.0)
                                                : nlohmann::json(nullptr);
   if (!r.have_stats) {
@@ -472,6 +500,14 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   std::printf("%s; non-finite state in %d worlds\n", r.failed_worlds.empty() ? "" : ")", r.nonfinite_state_worlds);
   std::printf("  final state   max |qvel| %.4g, %d of %d worlds at rest (every |qvel_i| < %g)\n", r.final_max_qvel,
               r.final_rest_worlds, r.nworld, kRestSpeed);
+  if (rec.contains("memory_per_world")) {
+    const auto& mem = rec["memory_per_world"];
+    std::printf("  memory        %lld bytes per world (solver workspace %lld, constraint buffers %lld, state, "
+                "contacts and collision %lld; largest array %s %lld)\n",
+                mem["total_bytes"].get<long long>(), mem["solver_workspace_bytes"].get<long long>(),
+                mem["constraint_buffers_bytes"].get<long long>(), mem["other_bytes"].get<long long>(),
+                mem["largest_array"].get<std::string>().c_str(), mem["largest_array_bytes"].get<long long>());
+  }
   if (!scene.warnings.empty())
     std::printf("  scene notes   %zu (first: %s)\n", scene.warnings.size(), scene.warnings.front().c_str());
   if (rec.contains("emulation")) {

@@ -1,5 +1,6 @@
 #include "sap/backend/buffer.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -39,7 +40,15 @@ Backend resolve_backend(Backend requested) {
   return Backend::CUDA;
 }
 
+namespace {
+std::atomic<long long> g_buffer_bytes[2];  // CPU, CUDA
+}
+
+long long buffer_bytes_live(Backend b) { return g_buffer_bytes[b == Backend::CUDA ? 1 : 0].load(); }
+
 namespace detail {
+
+void count_buffer_bytes(Backend b, long long delta) noexcept { g_buffer_bytes[b == Backend::CUDA ? 1 : 0] += delta; }
 
 void* mem_alloc(Backend b, std::size_t bytes) {
   if (b == Backend::CUDA) return cuda::mem_alloc(bytes);

@@ -1,5 +1,6 @@
 #include "sap/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -74,8 +75,40 @@ int Model::ntree() const {
   return n;
 }
 
+void Model::compute_levels() {
+  const std::size_t n = static_cast<std::size_t>(nbody);
+  std::vector<int> depth(n, 0);
+  nlevel = 0;
+  for (std::size_t b = 1; b < n; ++b) {
+    depth[b] = depth[static_cast<std::size_t>(body_parentid[b])] + 1;
+    nlevel = std::max(nlevel, depth[b]);
+  }
+  // Level by level; within a level, children grouped by their parent in the parent level's
+  // order (so each body's children are contiguous), ascending ids within a group.
+  level_bodyadr.assign(static_cast<std::size_t>(nlevel) + 1, 0);
+  level_body.clear();
+  body_childadr.assign(n, 0);
+  body_childnum.assign(n, 0);
+  std::vector<int> prev{0};  // level 0: the world
+  for (int L = 1; L <= nlevel; ++L) {
+    std::vector<int> cur;
+    for (int p : prev) {
+      body_childadr[static_cast<std::size_t>(p)] = static_cast<int>(level_body.size() + cur.size());
+      for (std::size_t b = 1; b < n; ++b)
+        if (depth[b] == L && body_parentid[b] == p) cur.push_back(static_cast<int>(b));
+      body_childnum[static_cast<std::size_t>(p)] =
+          static_cast<int>(level_body.size() + cur.size()) - body_childadr[static_cast<std::size_t>(p)];
+    }
+    level_body.insert(level_body.end(), cur.begin(), cur.end());
+    level_bodyadr[static_cast<std::size_t>(L)] = static_cast<int>(level_body.size());
+    prev = cur;
+  }
+  for (int p : prev) body_childadr[static_cast<std::size_t>(p)] = static_cast<int>(level_body.size());
+}
+
 ModelView Model::view() const {
   ModelView v;
+  v.nlevel = nlevel;
   v.nbody = nbody;
   v.njnt = njnt;
   v.nq = nq;
@@ -108,6 +141,32 @@ void Model::validate() const {
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X
   if (nbody < 1) fail("no world body");
+  {  // depth levels: every body once, its parent on the level before, children ranges consistent
+    std::vector<int> level(static_cast<std::size_t>(nbody), -1);
+    level[0] = 0;
+    if (level_bodyadr[0] != 0 || level_bodyadr[static_cast<std::size_t>(nlevel)] != nbody - 1)
+      fail("level_bodyadr does not cover bodies 1..nbody-1");
+    for (int L = 1; L <= nlevel; ++L)
+      for (int k = level_bodyadr[static_cast<std::size_t>(L) - 1]; k < level_bodyadr[static_cast<std::size_t>(L)]; ++k) {
+        const int b = level_body[static_cast<std::size_t>(k)];
+        if (b <= 0 || b >= nbody || level[static_cast<std::size_t>(b)] != -1) fail("level_body is not a permutation of the bodies");
+        const int parent = body_parentid[static_cast<std::size_t>(b)];
+        if (parent < 0 || parent >= b || level[static_cast<std::size_t>(parent)] != L - 1)
+          fail(quoted(body_names, b, "body") + ": level inconsistent with its parent's");
+        level[static_cast<std::size_t>(b)] = L;
+      }
+    int nchild = 0;
+    for (int p = 0; p < nbody; ++p) {
+      const int adr = body_childadr[static_cast<std::size_t>(p)], num = body_childnum[static_cast<std::size_t>(p)];
+      if (adr < 0 || num < 0 || adr + num > nbody - 1) fail(quoted(body_names, p, "body") + ": child range out of bounds");
+      nchild += num;
+      for (int k = 0; k < num; ++k) {
+        const int c = level_body[static_cast<std::size_t>(body_childadr[static_cast<std::size_t>(p)] + k)];
+        if (body_parentid[static_cast<std::size_t>(c)] != p) fail(quoted(body_names, p, "body") + ": child list inconsistent");
+      }
+    }
+    if (nchild != nbody - 1) fail("body_childnum does not count every body once");
+  }
   if (nv_pad != pad_nv(nv)) fail("nv_pad inconsistent with nv");
   auto at = [](const std::vector<double>& a, int i) { return a[static_cast<std::size_t>(i)]; };
   auto ati = [](const std::vector<int>& a, int i) { return a[static_cast<std::size_t>(i)]; };

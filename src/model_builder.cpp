@@ -542,6 +542,7 @@ Model ModelBuilder::finalize() const {
     append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(j)], -1);
   }
   m.nu = static_cast<int>(actuators_.size());
+  m.compute_levels();
 
   m.validate();
   return m;

@@ -14,8 +14,8 @@ class SolverLaunchImpl final : public SolverLaunch {
   explicit SolverLaunchImpl(Exec exec) : exec_(exec) {}
 
   void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) override {
-    if (p == Precision::F32) run_worlds(nworld, KinematicsKernel<float>{m, qpos, d});
-    else run_worlds(nworld, KinematicsKernel<double>{m, qpos, d});
+    if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, d});
+    else run_teams(nworld, KinematicsKernel<double>{m, qpos, d});
   }
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
@@ -71,11 +71,6 @@ class SolverLaunchImpl final : public SolverLaunch {
  private:
   // Launches of the stages that read per-world model parameters: the plain kernel when no
   // world has any (the default path is unchanged), else the per-world-model wrapper.
-  template <class K>
-  void run_worlds(int nworld, const K& k) {
-    if (world_model.slot) parallel_for(exec_, nworld, 1, PerWorldModelKernel<K>{k, world_model});
-    else parallel_for(exec_, nworld, 1, k);
-  }
   template <class K>
   void run_teams(int nworld, const K& k) {
     if (world_model.slot) for_each_world_team(exec_, nworld, 0, PerWorldModelKernel<K>{k, world_model});

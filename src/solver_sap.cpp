@@ -79,6 +79,19 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
 
 SolverSAP::~SolverSAP() = default;
 
+std::vector<std::pair<std::string, long long>> SolverSAP::buffer_bytes_per_world() const {
+  std::vector<std::pair<std::string, long long>> out;
+#define SAP_X(name, type, count) \
+  out.emplace_back("data." #name, static_cast<long long>(data_.name.per_world() * sizeof(type)));
+  SAP_DATA_ARRAYS(SAP_X)
+#undef SAP_X
+#define SAP_X(name, type, count) \
+  out.emplace_back("solve." #name, static_cast<long long>(solve_->name.per_world() * sizeof(type)));
+  SAP_SOLVE_ARRAYS(SAP_X)
+#undef SAP_X
+  return out;
+}
+
 void SolverSAP::step(const State& in, State& out, const Control& control, const Contacts& contacts, double dt) {
   if (!(dt > 0)) throw std::invalid_argument("SolverSAP::step: dt must be positive, got " + std::to_string(dt));
   if (in.nworld() != nworld_ || out.nworld() != nworld_)

@@ -2,8 +2,12 @@
 // analytic single-body cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
+#include "kernels/dynamics.hpp"
+#include "kernels/kinematics.hpp"
+#include "sap/data.hpp"
 #include "sap/dynamics.hpp"
 #include "test_models.hpp"
 
@@ -103,6 +107,88 @@ TEST_P(DynamicsRandomTrees, CrbaMatchesRneaColumns) {
       EXPECT_LT((col - M.col(i)).norm(), 1e-11 * (1 + M.col(i).norm())) << "column " << i;
     }
   }
+}
+
+// The depth levels of the level-parallel tree passes (Model::compute_levels): every body once,
+// on the level of its depth (counted by walking its parents), each body's children contiguous,
+// ascending, and exactly the bodies whose parent it is; validate() rejects a broken list.
+TEST_P(DynamicsRandomTrees, DepthLevelsPartitionTheTree) {
+  std::mt19937 rng(555 + GetParam());
+  RandomTreeOptions o;
+  o.nbody = 3 + GetParam() % 6;
+  o.free_root = GetParam() % 2 == 0;
+  const Model m = random_tree(rng, o);
+  auto at = [](const std::vector<int>& a, int i) { return a[static_cast<std::size_t>(i)]; };
+  std::vector<int> seen(static_cast<std::size_t>(m.nbody), 0);
+  int deepest = 0;
+  for (int L = 1; L <= m.nlevel; ++L)
+    for (int k = at(m.level_bodyadr, L - 1); k < at(m.level_bodyadr, L); ++k) {
+      const int b = at(m.level_body, k);
+      int depth = 0;
+      for (int a = b; a != 0; a = at(m.body_parentid, a)) ++depth;
+      EXPECT_EQ(depth, L) << "body " << b;
+      deepest = std::max(deepest, depth);
+      ++seen[static_cast<std::size_t>(b)];
+    }
+  EXPECT_EQ(deepest, m.nlevel);
+  for (int b = 1; b < m.nbody; ++b) EXPECT_EQ(seen[static_cast<std::size_t>(b)], 1) << "body " << b;
+  for (int p = 0; p < m.nbody; ++p) {
+    std::vector<int> expected, listed;
+    for (int b = 1; b < m.nbody; ++b)
+      if (at(m.body_parentid, b) == p) expected.push_back(b);
+    for (int k = 0; k < at(m.body_childnum, p); ++k) listed.push_back(at(m.level_body, at(m.body_childadr, p) + k));
+    EXPECT_EQ(listed, expected) << "children of body " << p;
+  }
+  if (m.nbody > 2) {
+    Model broken = m;
+    std::swap(broken.level_body.front(), broken.level_body.back());
+    bool same_level = at(m.level_bodyadr, 1) == m.nbody - 1;  // one level: the swap keeps it valid
+    if (!same_level) EXPECT_THROW(broken.validate(), std::runtime_error);
+    broken = m;
+    broken.body_childnum[0] += 1;
+    EXPECT_THROW(broken.validate(), std::runtime_error);
+  }
+}
+
+// The leaves-to-root level passes gather each parent's children in descending id order, so the
+// composite inertias and the RNEA backward sums are bitwise those of the serial loop
+// for b = nbody-1..1: x[parent(b)] += x[b] (the claim of docs/gpu.md), on random trees.
+TEST_P(DynamicsRandomTrees, LevelPassesSumInSerialOrder) {
+  std::mt19937 rng(777 + GetParam());
+  RandomTreeOptions o;
+  o.nbody = 4 + GetParam() % 6;
+  o.free_root = GetParam() % 2 == 0;
+  const Model model = random_tree(rng, o);
+  const ModelView m = model.view();
+  Data data(model, 1, Backend::CPU);
+  DataView d = data.view();
+  const Eigen::VectorXd q = random_qpos(model, rng), v = random_qvel(model, rng);
+  forward_kinematics<double>(m, q.data(), d.xpos(0), d.xquat(0), d.xmat(0), d.xipos(0), d.xanchor(0), d.xaxis(0));
+  com_quantities<double>(m, d.xpos(0), d.xmat(0), d.xipos(0), d.xanchor(0), d.xaxis(0), d.cinert(0), d.cdof(0));
+  composite_inertias<double>(m, d.cinert(0), d.crb(0));
+  std::vector<double> crb(d.cinert(0), d.cinert(0) + 10 * m.nbody);
+  for (int b = m.nbody - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    if (p == 0) continue;
+    for (int k = 0; k < 10; ++k) crb[static_cast<std::size_t>(10 * p + k)] += crb[static_cast<std::size_t>(10 * b + k)];
+  }
+  for (int k = 0; k < 10 * m.nbody; ++k) EXPECT_EQ(d.crb(0)[k], crb[static_cast<std::size_t>(k)]) << "entry " << k;
+  body_velocities<double>(m, v.data(), d.cdof(0), d.cvel(0), d.cdof_dot(0));
+  bias_forces<double>(m, v.data(), d.cdof(0), d.cdof_dot(0), d.cinert(0), d.cvel(0), d.cacc(0), d.cfrc(0),
+                      d.qfrc_bias(0));
+  // Forward pass only (a one-level model has no backward sums), then the serial backward loop.
+  std::vector<double> cfrc(static_cast<std::size_t>(6 * m.nbody));
+  for (int b = 1; b < m.nbody; ++b) {
+    const SpatialInertia<double> I = SpatialInertia<double>::load(d.cinert(0) + 10 * b);
+    const Vec6<double> vb = Vec6<double>::load(d.cvel(0) + 6 * b);
+    (I * Vec6<double>::load(d.cacc(0) + 6 * b) + cross_force(vb, I * vb)).store(cfrc.data() + 6 * b);
+  }
+  for (int b = m.nbody - 1; b > 0; --b) {
+    const int p = m.body_parentid[b];
+    if (p == 0) continue;
+    for (int k = 0; k < 6; ++k) cfrc[static_cast<std::size_t>(6 * p + k)] += cfrc[static_cast<std::size_t>(6 * b + k)];
+  }
+  for (int k = 6; k < 6 * m.nbody; ++k) EXPECT_EQ(d.cfrc(0)[k], cfrc[static_cast<std::size_t>(k)]) << "entry " << k;
 }
 
 TEST_P(DynamicsRandomTrees, MassMatrixSymmetricPositiveDefinite) {

@@ -10,6 +10,12 @@ Then, from the emulated-team executor (sap_bench --emulated-lanes), per world-st
 kernel for a scene (default: the humanoid): block barriers (__syncthreads), warp syncs
 (__syncwarp: sync() of a one-warp team) and warp collectives (reductions, broadcasts, shuffles).
 
+Then the one-lane sections: every `team.rank() == 0` (or `!= 0`) branch of src/kernels/, with
+the function or kernel it sits in and its `// one-lane: <what>` note (a branch without a note
+is listed as such): the work the other lanes of a team wait through. No tree pass is among
+them (the tree passes run a depth level at a time over the lanes). And the global memory per
+world of the scene's buffers (sap_bench's memory report, by buffer group).
+
   tools/kernel_report.py [--build build] [--scene scenes/humanoid.json] [--worlds 2]
                          [--steps 100] [--lanes 32] [--worlds-per-block 2] [--skip-barriers]
                          [--markdown OUT]
@@ -118,6 +124,51 @@ def barrier_counts(build, scene, worlds, steps, lanes):
     return cmd, j["runs"][0]["emulation"] if "runs" in j else j["emulation"]
 
 
+def one_lane_sections():
+    """[(file:line, enclosing function or kernel, note)] for every rank-0-only branch of src/kernels."""
+    kdir = os.path.join(ROOT, "src", "kernels")
+    rows = []
+    for fname in sorted(os.listdir(kdir)):
+        if not fname.endswith(".hpp"):
+            continue
+        with open(os.path.join(kdir, fname)) as f:
+            lines = f.read().splitlines()
+        for i, line in enumerate(lines):
+            if not re.search(r"rank\(\)\s*(==|!=)\s*0", line):
+                continue
+            where = "?"
+            for k in range(i, -1, -1):
+                m = (re.match(r"^(?:struct|class)\s+(\w+)", lines[k]) or
+                     re.match(r"^\s*SAP_HDI?\s+[\w:<>,\s\*&]*?\b(\w+)\(", lines[k]))
+                if m:
+                    where = m.group(1) + ("()" if m.group(1) == "operator" else "")
+                    # a member function: name its kernel too
+                    if lines[k].startswith(" "):
+                        for q in range(k, -1, -1):
+                            mk = re.match(r"^(?:struct|class)\s+(\w+)", lines[q])
+                            if mk:
+                                where = "%s::%s" % (mk.group(1), where)
+                                break
+                    break
+            note = re.search(r"//\s*one-lane:\s*(.*)", line)
+            rows.append(("%s:%d" % (fname, i + 1), where, note.group(1).strip() if note else "(no one-lane note)"))
+    return rows
+
+
+def memory_report(build, scene):
+    """sap_bench's per-world memory lines for a scene (one small CPU run)."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        path = f.name
+    cmd = [os.path.join(build, "sap_bench"), scene, "--backend", "cpu", "--worlds", "2", "--steps", "1",
+           "--warmup", "0", "--stats-every", "0", "--json", path, "--quiet"]
+    subprocess.run(cmd, check=True)
+    with open(path) as f:
+        j = json.load(f)
+    os.unlink(path)
+    run = j["runs"][0] if "runs" in j else j
+    return run.get("memory_per_world")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -129,6 +180,9 @@ def main():
                     help="one-warp teams per block (team size 32 only)")
     ap.add_argument("--skip-barriers", action="store_true", help="only the ptxas table")
     ap.add_argument("--markdown", help="also write the tables to this file")
+    ap.add_argument("--memory-scenes", nargs="*", default=[os.path.join(ROOT, "scenes", n) for n in (
+        "humanoid.json", "box_stack_5.json", "franka_cube.json", "sphere_pile.json")],
+        help="scenes for the global-memory-per-world table")
     a = ap.parse_args()
 
     usage = ptxas_usage(a.build)
@@ -172,6 +226,27 @@ def main():
                 k["kernel"].replace("sap::", ""), b, w, c, k["max_block_barriers_per_world_launch"],
                 k.get("max_warp_syncs_per_world_launch", 0))
         text += "| total | %.1f | %.1f | %.1f | | |\n" % (tb, tw, tc)
+    text += ("\nOne-lane sections (`team.rank() == 0` branches of src/kernels/; the other lanes of the "
+             "world's team wait at the next sync):\n\n| where | function / kernel | work |\n|---|---|---|\n")
+    for where, fn, note in one_lane_sections():
+        text += "| %s | `%s` | %s |\n" % (where, fn, note)
+    if a.memory_scenes:
+        text += ("\nGlobal memory per world (bytes of every live buffer, 2 worlds minus 1: the solver's workspace, "
+                 "its constraint and Newton buffers, and the rest: state, controls, contacts, collision; "
+                 "`sap_bench SCENE --worlds 2 --steps 1`):\n\n")
+        header = None
+        for scene in a.memory_scenes:
+            mem = memory_report(a.build, scene)
+            if not mem:
+                text += "| %s | (no memory report) |\n" % os.path.basename(scene)
+                continue
+            order = ["total_bytes", "solver_workspace_bytes", "constraint_buffers_bytes", "other_bytes",
+                     "largest_array", "largest_array_bytes"]
+            keys = [k for k in order if k in mem] + sorted(k for k in mem if k not in order)
+            if header is None:
+                header = keys
+                text += "| scene | " + " | ".join(header) + " |\n|---|" + "---|" * len(header) + "\n"
+            text += "| %s | " % os.path.basename(scene) + " | ".join(str(mem.get(k, "")) for k in header) + " |\n"
     print(text)
     if a.markdown:
         with open(a.markdown, "w") as f:

@@ -83,6 +83,13 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(body_ipos, double, nbody * 3)    /* center of mass in body frame */         \
   X(body_inertia, double, nbody * 6) /* about the com, body axes: xx yy zz xy xz yz */ \
   X(body_mass, double, nbody)                                                   \
+  /* depth levels (world 0, its children 1, ...) for level-parallel tree passes; computed at */ \
+  /* finalize. level_body lists bodies 1..nbody-1 by level, within a level grouped by parent  */ \
+  /* (in the parent's level order) and by id; level L is [level_bodyadr[L-1], level_bodyadr[L]). */ \
+  X(level_bodyadr, int, nlevel + 1) /* level L (1-based) starts at level_bodyadr[L - 1] */ \
+  X(level_body, int, nbody - 1)                                                 \
+  X(body_childadr, int, nbody) /* children of b: level_body[adr, adr + num), ids ascending */ \
+  X(body_childnum, int, nbody)                                                  \
   /* joints */                                                                  \
   X(jnt_type, int, njnt)                                                        \
   X(jnt_bodyid, int, njnt)                                                      \
@@ -170,6 +177,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
 
 // Non-owning view of the model arrays (host or device pointers), passed by value to kernels.
 struct ModelView {
+  int nlevel = 0;  // depth of the deepest body (levels 1..nlevel)
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
@@ -220,6 +228,7 @@ struct PerWorldModelKernel {
 
 // Host-side model. Built by ModelBuilder (scene_json, mjcf, urdf); validated at finalize.
 struct Model {
+  int nlevel = 0;  // depth of the deepest body (levels 1..nlevel); level arrays by compute_levels()
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
@@ -239,6 +248,8 @@ struct Model {
   int actuator_id(const std::string& name) const;  // -1 when absent
   int tendon_id(const std::string& name) const;    // -1 when absent
   int ntree() const;                               // number of top-level bodies with dofs
+  // Fills nlevel, level_bodyadr, level_body, body_childadr, body_childnum from body_parentid.
+  void compute_levels();
 
   // Host view of the arrays (pointers into this object).
   ModelView view() const;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,9 @@ class SolverSAP {
   std::vector<ContactImpulse> contact_impulses(int world) const;
   // Generalized velocity of the last solve (host copy of one world).
   std::vector<double> solved_velocity(int world) const;
+  // Bytes per world of each per-world array of the solver ("data.<name>" for the dynamics
+  // workspace Data, "solve.<name>" for the constraint and Newton buffers), in declaration order.
+  std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
 
   // Workspace access for tests and tools (v*, A, M, ... and the constraint buffers of the last
   // step; SolveData is defined in src/solve_data.hpp).

@@ -55,7 +55,7 @@ SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
   team.sync();
   for (int j = 0; j < n; ++j) {
     const S* lj = a + j * ld;
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: the pivot of column j (one dot product)
       const S d = lj[j] - dot_range(lj, lj, first[j], j);
       a[j * ld + j] = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
     }
@@ -93,13 +93,13 @@ SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld, const in
   for (int j = 0; j < n; ++j) {  // forward: L y = b
     const S xj = x[j] / l[j * ld + j];
     team.sync();
-    if (team.rank() == 0) x[j] = xj;
+    if (team.rank() == 0) x[j] = xj;  // one-lane: store of the solved entry
     for (int i = j + 1 + team.rank(); i < n; i += team.size())
       if (first[i] <= j) x[i] -= l[i * ld + j] * xj;
     team.sync();
   }
   for (int j = n - 1; j >= 0; --j) {  // backward: L^T x = y
-    if (team.rank() == 0) x[j] /= l[j * ld + j];
+    if (team.rank() == 0) x[j] /= l[j * ld + j];  // one-lane: the solved entry
     team.sync();
     const S xj = x[j];
     for (int i = first[j] + team.rank(); i < j; i += team.size()) x[i] -= l[j * ld + i] * xj;

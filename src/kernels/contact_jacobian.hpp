@@ -62,19 +62,19 @@ struct ConstraintSetupKernel {
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
     const int ncon = contacts.capacity > 0 ? min_(contacts.count[w], s.size.ncmax) : 0;
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: counters (two stores)
       s.con_count(w)[0] = ncon;
       s.stats(w)[kStatTruncatedContacts] = contacts.capacity > 0 ? contacts.dropped[w] : 0;
     }
     int bad = 0;
     for (int c = team.rank(); c < ncon; c += team.size()) bad += setup_contact(w, c) ? 0 : 1;
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: joint-limit, PD and holonomic rows (serial over the rows)
       setup_limits(w);
       setup_pd(w);
       setup_holonomic(w);
     }
     bad = team.reduce_sum(bad);
-    if (team.rank() == 0 && bad) status[w] |= kStatusNonFinite;
+    if (team.rank() == 0 && bad) status[w] |= kStatusNonFinite;  // one-lane: status bit
     team.sync();
   }
 

@@ -2,23 +2,29 @@
 // and bias forces by recursive Newton-Euler (RNEA), in the com-based spatial convention.
 #pragma once
 
+#include "kernels/kinematics.hpp"
 #include "sap/data.hpp"
 #include "sap/math/spatial.hpp"
 #include "sap/model.hpp"
 
 namespace sap {
 
-// Composite inertias crb[b] = sum of cinert over the subtree of b (all about the tree's P).
+// Composite inertias crb[b] = sum of cinert over the subtree of b (all about the tree's P):
+// a copy strided over the lanes, then the leaves-to-root gather a level at a time. The caller
+// syncs afterwards.
+template <class S, class Team>
+SAP_HD void composite_inertias(Team& team, const ModelView& m, const double* cinert, double* crb_out) {
+  for (int k = team.rank(); k < 10 * m.nbody; k += team.size()) crb_out[k] = cinert[k];
+  for_each_level_up(
+      team, m, [&](int p) { return SpatialInertia<S>::load(crb_out + 10 * p); },
+      [&](SpatialInertia<S>& c, int child) { c += SpatialInertia<S>::load(crb_out + 10 * child); },
+      [&](int p, const SpatialInertia<S>& c) { c.store(crb_out + 10 * p); });
+}
+
 template <class S>
 SAP_HD void composite_inertias(const ModelView& m, const double* cinert, double* crb_out) {
-  for (int k = 0; k < 10 * m.nbody; ++k) crb_out[k] = cinert[k];
-  for (int b = m.nbody - 1; b > 0; --b) {
-    const int p = m.body_parentid[b];
-    if (p == 0) continue;
-    SpatialInertia<S> c = SpatialInertia<S>::load(crb_out + 10 * p);
-    c += SpatialInertia<S>::load(crb_out + 10 * b);
-    c.store(crb_out + 10 * p);
-  }
+  SerialTeam one;
+  composite_inertias<S>(one, m, cinert, crb_out);
 }
 
 // Row i of the mass matrix (entries on the dof's ancestor chain):
@@ -52,50 +58,66 @@ SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, double* M) {
 // Body velocities and cdof time derivatives (MuJoCo mj_comVel): cvel[b] = cvel[parent] +
 // sum cdof qvel; cdof_dot = cvel x cdof using the velocity before the joint (for free joints
 // the translation part is added first and its own cdof_dot is zero: world axes are fixed).
+// One body, its parent's cvel computed.
+template <class S>
+SAP_HD void body_velocity(const ModelView& m, const double* qvel, const double* cdof, int b, double* cvel_out,
+                          double* cdof_dot_out) {
+  Vec6<S> v = Vec6<S>::load(cvel_out + 6 * m.body_parentid[b]);
+  const int d0 = m.body_dofadr[b];
+  const int nd = m.body_dofnum[b];
+  for (int k = 0; k < nd;) {
+    const int d = d0 + k;
+    const int t = m.jnt_type[m.dof_jntid[d]];
+    if (t == kJointFree || t == kJointBall) {
+      int r = d;  // first rotational dof
+      if (t == kJointFree) {
+        for (int c = 0; c < 3; ++c) {
+          Vec6<S>::zero().store(cdof_dot_out + 6 * (d + c));
+          v += S(qvel[d + c]) * Vec6<S>::load(cdof + 6 * (d + c));
+        }
+        r = d + 3;
+      }
+      for (int c = 0; c < 3; ++c)
+        cross_motion(v, Vec6<S>::load(cdof + 6 * (r + c))).store(cdof_dot_out + 6 * (r + c));
+      for (int c = 0; c < 3; ++c) v += S(qvel[r + c]) * Vec6<S>::load(cdof + 6 * (r + c));
+      k += (t == kJointFree) ? 6 : 3;
+    } else {
+      const Vec6<S> s = Vec6<S>::load(cdof + 6 * d);
+      cross_motion(v, s).store(cdof_dot_out + 6 * d);
+      v += S(qvel[d]) * s;
+      k += 1;
+    }
+  }
+  v.store(cvel_out + 6 * b);
+}
+
+// All bodies, level-parallel over the team. The caller syncs afterwards.
+template <class S, class Team>
+SAP_HD void body_velocities(Team& team, const ModelView& m, const double* qvel, const double* cdof,
+                            double* cvel_out, double* cdof_dot_out) {
+  if (team.rank() == 0) Vec6<S>::zero().store(cvel_out);  // one-lane: the world's zero velocity
+  for_each_level_down(team, m, [&](int b) { body_velocity<S>(m, qvel, cdof, b, cvel_out, cdof_dot_out); });
+}
+
 template <class S>
 SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double* cdof, double* cvel_out,
                             double* cdof_dot_out) {
-  Vec6<S>::zero().store(cvel_out);
-  for (int b = 1; b < m.nbody; ++b) {
-    Vec6<S> v = Vec6<S>::load(cvel_out + 6 * m.body_parentid[b]);
-    const int d0 = m.body_dofadr[b];
-    const int nd = m.body_dofnum[b];
-    for (int k = 0; k < nd;) {
-      const int d = d0 + k;
-      const int t = m.jnt_type[m.dof_jntid[d]];
-      if (t == kJointFree || t == kJointBall) {
-        int r = d;  // first rotational dof
-        if (t == kJointFree) {
-          for (int c = 0; c < 3; ++c) {
-            Vec6<S>::zero().store(cdof_dot_out + 6 * (d + c));
-            v += S(qvel[d + c]) * Vec6<S>::load(cdof + 6 * (d + c));
-          }
-          r = d + 3;
-        }
-        for (int c = 0; c < 3; ++c)
-          cross_motion(v, Vec6<S>::load(cdof + 6 * (r + c))).store(cdof_dot_out + 6 * (r + c));
-        for (int c = 0; c < 3; ++c) v += S(qvel[r + c]) * Vec6<S>::load(cdof + 6 * (r + c));
-        k += (t == kJointFree) ? 6 : 3;
-      } else {
-        const Vec6<S> s = Vec6<S>::load(cdof + 6 * d);
-        cross_motion(v, s).store(cdof_dot_out + 6 * d);
-        v += S(qvel[d]) * s;
-        k += 1;
-      }
-    }
-    v.store(cvel_out + 6 * b);
-  }
+  SerialTeam one;
+  body_velocities<S>(one, m, qvel, cdof, cvel_out, cdof_dot_out);
 }
 
 // Inverse dynamics by RNEA: tau = M(q) qacc + C(q, v) v + g(q) (armature excluded). With
 // qacc = null this is MuJoCo's qfrc_bias. Gravity enters as a uniform acceleration [0; -g]
-// of the world.
-template <class S>
-SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cdof, const double* cdof_dot,
-                        const double* cinert, const double* cvel, double* cacc, double* cfrc, double* bias_out,
-                        const double* qacc = nullptr) {
-  Vec6<S>{Vec3<S>::zero(), Vec3<S>{{S(-m.gravity[0]), S(-m.gravity[1]), S(-m.gravity[2])}}}.store(cacc);
-  for (int b = 1; b < m.nbody; ++b) {
+// of the world. Forward pass (cacc, cfrc) root to leaves and backward pass (cfrc summed over
+// subtrees) leaves to root, each level-parallel; the projection on the dofs strided over the
+// lanes. The caller syncs afterwards.
+template <class S, class Team>
+SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, const double* cdof,
+                        const double* cdof_dot, const double* cinert, const double* cvel, double* cacc, double* cfrc,
+                        double* bias_out, const double* qacc = nullptr) {
+  if (team.rank() == 0)  // one-lane: the world's acceleration (gravity)
+    Vec6<S>{Vec3<S>::zero(), Vec3<S>{{S(-m.gravity[0]), S(-m.gravity[1]), S(-m.gravity[2])}}}.store(cacc);
+  for_each_level_down(team, m, [&](int b) {
     Vec6<S> a = Vec6<S>::load(cacc + 6 * m.body_parentid[b]);
     const int d0 = m.body_dofadr[b];
     for (int k = 0; k < m.body_dofnum[b]; ++k) {
@@ -106,26 +128,39 @@ SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cd
     const SpatialInertia<S> I = SpatialInertia<S>::load(cinert + 10 * b);
     const Vec6<S> v = Vec6<S>::load(cvel + 6 * b);
     (I * a + cross_force(v, I * v)).store(cfrc + 6 * b);
-  }
-  for (int b = m.nbody - 1; b > 0; --b) {
-    const int p = m.body_parentid[b];
-    if (p == 0) continue;
-    (Vec6<S>::load(cfrc + 6 * p) + Vec6<S>::load(cfrc + 6 * b)).store(cfrc + 6 * p);
-  }
-  for (int i = 0; i < m.nv; ++i)
+  });
+  for_each_level_up(
+      team, m, [&](int p) { return Vec6<S>::load(cfrc + 6 * p); },
+      [&](Vec6<S>& f, int child) { f = f + Vec6<S>::load(cfrc + 6 * child); },
+      [&](int p, const Vec6<S>& f) { f.store(cfrc + 6 * p); });
+  team.sync();
+  for (int i = team.rank(); i < m.nv; i += team.size())
     bias_out[i] = double(dot(Vec6<S>::load(cdof + 6 * i), Vec6<S>::load(cfrc + 6 * m.dof_bodyid[i])));
 }
 
-// Joint springs: -stiffness (q - springref) on hinge and slide joints.
 template <class S>
-SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring_out) {
-  for (int i = 0; i < m.nv; ++i) spring_out[i] = 0;
-  for (int j = 0; j < m.njnt; ++j) {
+SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cdof, const double* cdof_dot,
+                        const double* cinert, const double* cvel, double* cacc, double* cfrc, double* bias_out,
+                        const double* qacc = nullptr) {
+  SerialTeam one;
+  bias_forces<S>(one, m, qvel, cdof, cdof_dot, cinert, cvel, cacc, cfrc, bias_out, qacc);
+}
+
+// Joint springs: -stiffness (q - springref) on hinge and slide joints, dofs strided over the
+// team; fixed-tendon springs (a scatter onto their joints' dofs) on lane 0 after a barrier.
+// The caller syncs afterwards.
+template <class S, class Team>
+SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, double* spring_out) {
+  for (int i = team.rank(); i < m.nv; i += team.size()) {
+    const int j = m.dof_jntid[i];
     const int t = m.jnt_type[j];
-    if ((t == kJointHinge || t == kJointSlide) && m.jnt_stiffness[j] != 0)
-      spring_out[m.jnt_dofadr[j]] = double(-S(m.jnt_stiffness[j]) *
-                                           (S(qpos[m.jnt_qposadr[j]]) - S(m.jnt_springref[j])));
+    spring_out[i] = (t == kJointHinge || t == kJointSlide) && m.jnt_stiffness[j] != 0
+                        ? double(-S(m.jnt_stiffness[j]) * (S(qpos[m.jnt_qposadr[j]]) - S(m.jnt_springref[j])))
+                        : 0.0;
   }
+  if (m.ntendon == 0) return;
+  team.sync();
+  if (team.rank() != 0) return;  // one-lane: fixed-tendon springs (scatter over the tendons' joints)
   // Fixed-tendon springs: J_t^T (-k (L - lengthspring)), L = sum c_k q_k.
   for (int t = 0; t < m.ntendon; ++t) {
     if (m.tendon_stiffness[t] == 0) continue;
@@ -138,6 +173,12 @@ SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring
       spring_out[dof] = double(S(spring_out[dof]) + S(m.wrap_coef[k]) * f);
     }
   }
+}
+
+template <class S>
+SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring_out) {
+  SerialTeam one;
+  spring_forces<S>(one, m, qpos, spring_out);
 }
 
 // Feed-forward generalized force of motor actuators: gear * clamp(clamp(ctrl, ctrlrange), forcerange).

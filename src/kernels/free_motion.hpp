@@ -20,9 +20,14 @@ struct KinematicsKernel {
   // out
   DataView d;  // xpos, xquat, xmat, xipos, xanchor, xaxis, cinert, cdof
 
-  SAP_HD void operator()(int w, int) const {
-    forward_kinematics<S>(m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w));
-    com_quantities<S>(m, d.xpos(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w), d.cinert(w), d.cdof(w));
+  // Forward kinematics level-parallel over the team (lanes = the bodies of one depth level),
+  // then the com quantities strided over bodies and joints.
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    forward_kinematics<S>(team, m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w),
+                          d.xaxis(w));
+    team.sync();
+    com_quantities<S>(team, m, d.xpos(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w), d.cinert(w), d.cdof(w));
   }
 };
 
@@ -48,38 +53,47 @@ struct FreeMotionKernel {
     const double* qvel = state_in.qvel(w);
     double* k0 = d.scratch_nv(w);  // explicit forces without the bias
     double* v_star = d.v_star(w);
-    if (team.rank() == 0) {
-      body_velocities<S>(m, qvel, d.cdof(w), d.cvel(w), d.cdof_dot(w));
-      bias_forces<S>(m, qvel, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w), d.qfrc_bias(w));
-      spring_forces<S>(m, state_in.qpos(w), d.qfrc_spring(w));
-      composite_inertias<S>(m, d.cinert(w), d.crb(w));
-      const double* applied = control.qfrc_applied(w);
-      for (int i = 0; i < nv; ++i)
-        k0[i] = double(S(applied[i]) + S(d.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
-      const double* ctrl = control.ctrl(w);
-      for (int u = 0; u < m.nu; ++u)
-        if (m.actuator_type[u] == kActMotor) {
-          const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
-          if (t < 0) {
-            const int dof = m.actuator_dofadr[u];
-            k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
-          } else {  // tendon transmission: J_t^T (gear ctrl)
-            const S f = motor_force<S>(m, u, ctrl[u]);
-            for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
-              const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-              k0[dof] = double(S(k0[dof]) + S(m.wrap_coef[k]) * f);
+    // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
+    // levels), the per-dof terms strided over the lanes.
+    body_velocities<S>(team, m, qvel, d.cdof(w), d.cvel(w), d.cdof_dot(w));
+    bias_forces<S>(team, m, qvel, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w),
+                   d.qfrc_bias(w));
+    composite_inertias<S>(team, m, d.cinert(w), d.crb(w));
+    spring_forces<S>(team, m, state_in.qpos(w), d.qfrc_spring(w));
+    team.sync();
+    const double* applied = control.qfrc_applied(w);
+    for (int i = team.rank(); i < nv; i += team.size())
+      k0[i] = double(S(applied[i]) + S(d.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
+    bool has_scatter = m.ntendon > 0;
+    for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
+    if (has_scatter) {
+      team.sync();
+      if (team.rank() == 0) {  // one-lane: motor forces and tendon damping (scatter onto dofs)
+        const double* ctrl = control.ctrl(w);
+        for (int u = 0; u < m.nu; ++u)
+          if (m.actuator_type[u] == kActMotor) {
+            const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
+            if (t < 0) {
+              const int dof = m.actuator_dofadr[u];
+              k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
+            } else {  // tendon transmission: J_t^T (gear ctrl)
+              const S f = motor_force<S>(m, u, ctrl[u]);
+              for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
+                const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
+                k0[dof] = double(S(k0[dof]) + S(m.wrap_coef[k]) * f);
+              }
             }
           }
-        }
-      // Tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as dof_damping).
-      for (int t = 0; t < m.ntendon; ++t) {
-        if (m.tendon_damping[t] == 0) continue;
-        const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-        S Ld = S(0);
-        for (int k = adr; k < adr + num; ++k) Ld += S(m.wrap_coef[k]) * S(qvel[m.jnt_dofadr[m.wrap_jntid[k]]]);
-        for (int k = adr; k < adr + num; ++k) {
-          const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-          k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(m.wrap_coef[k]) * Ld);
+        // Tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as dof_damping).
+        for (int t = 0; t < m.ntendon; ++t) {
+          if (m.tendon_damping[t] == 0) continue;
+          const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+          S Ld = S(0);
+          for (int k = adr; k < adr + num; ++k) Ld += S(m.wrap_coef[k]) * S(qvel[m.jnt_dofadr[m.wrap_jntid[k]]]);
+          for (int k = adr; k < adr + num; ++k) {
+            const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
+            k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(m.wrap_coef[k]) * Ld);
+          }
         }
       }
     }
@@ -95,7 +109,7 @@ struct FreeMotionKernel {
       A[idx] = (i == j && i < nv) ? double(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
     }
     team.sync();
-    if (team.rank() == 0) {
+    if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: tendon damping in A (a scatter)
       for (int t = 0; t < m.ntendon; ++t) {  // h b J_t^T J_t (both triangles: A is full)
         if (m.tendon_damping[t] == 0) continue;
         const int adr = m.tendon_adr[t], num = m.tendon_num[t];
@@ -106,18 +120,19 @@ struct FreeMotionKernel {
           }
       }
     }
-    team.sync();
+    if (m.ntendon > 0) team.sync();
     // Factor A once in precision S; each pass solves A a = k0 - bias and sets v* = v + h a.
     S* L = reinterpret_cast<S*>(d.chol(w));
     S* x = L + ld * ld;
     cholesky_load<S>(team, A, L, nv, ld);
     const bool ok = cholesky_factor<S>(team, L, nv, ld, d.chol_first(w));
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
-      if (pass > 0 && team.rank() == 0) {
+      if (pass > 0) {
         // v_star temporarily holds vbar; it is overwritten by the solve below.
-        for (int i = 0; i < nv; ++i) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
-        body_velocities<S>(m, v_star, d.cdof(w), d.cvel(w), d.cdof_dot(w));
-        bias_forces<S>(m, v_star, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w),
+        for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
+        team.sync();
+        body_velocities<S>(team, m, v_star, d.cdof(w), d.cvel(w), d.cdof_dot(w));
+        bias_forces<S>(team, m, v_star, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w),
                        d.qfrc_bias(w));
       }
       team.sync();
@@ -131,7 +146,7 @@ struct FreeMotionKernel {
     for (int i = team.rank(); i < nv; i += team.size())
       if (!isfinite_(v_star[i])) finite = false;
     const int nonfinite = team.reduce_sum(finite ? 0 : 1);
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: status bits
       if (!ok) status[w] |= kStatusFactorizationFailed;
       if (nonfinite) status[w] |= kStatusNonFinite;
     }

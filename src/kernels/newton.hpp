@@ -190,7 +190,7 @@ struct SapSolveKernel {
   template <class Team>
   SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
     double* jtg = s.jtg(w);
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: J^T gamma, a serial scatter over the rows (not a tree pass)
       for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
       const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
       const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
@@ -369,7 +369,7 @@ struct SapSolveKernel {
     const int nrow_used = s.con_count(w)[0] + s.lim_count(w)[0] + s.size.npd + s.hol_count(w)[0];
     if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
-      if (team.rank() == 0) s.cost(w)[kCostResidualRatio] = s.cost(w)[kCostOptimality] = 0;
+      if (team.rank() == 0) s.cost(w)[kCostResidualRatio] = s.cost(w)[kCostOptimality] = 0;  // one-lane: stores
       it.flags = kStatusConverged;
       it.phase = kDone;
       team.sync();
@@ -420,7 +420,7 @@ struct SapSolveKernel {
       it.flags |= kStatusNonFinite;
       return false;
     }
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: diagnostics stores
       s.cost(w)[kCostResidualRatio] = double(r / max_(threshold, So(1e-30)));
       s.cost(w)[kCostOptimality] = double(r);
       if (it.k < s.size.ntrace) s.cost_trace(w)[it.k] = double(cost);
@@ -493,7 +493,7 @@ struct SapSolveKernel {
 
   template <class Team>
   SAP_HD void finish(int w, Team& team, const NewtonIterate& it) const {
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: statistics stores
       s.stats(w)[kStatNewtonIterations] = it.k;
       s.stats(w)[kStatLineSearchIterations] = it.ls_total;
       s.stats(w)[kStatExitReason] = it.exit_reason;
@@ -522,7 +522,7 @@ struct SapSolveKernel {
   template <class Team>
   SAP_HD void store_iterate(int w, Team& team, const NewtonIterate& it) const {
     team.sync();  // every lane has read the previous state (load_iterate) before it changes
-    if (team.rank() == 0) {
+    if (team.rank() == 0) {  // one-lane: iterate stores (split path)
       double* r = s.newton_real(w);
       int* n = s.newton_int(w);
       r[kIterCost] = double(it.cost);

@@ -30,7 +30,12 @@ void* mem_alloc(Backend b, std::size_t bytes);
 void mem_free(Backend b, void* p) noexcept;
 void mem_copy(void* dst, Backend dst_b, const void* src, Backend src_b, std::size_t bytes);
 void mem_zero(Backend b, void* p, std::size_t bytes);
+void count_buffer_bytes(Backend b, long long delta) noexcept;
 }  // namespace detail
+
+// Bytes held by live Buffers on a backend (all threads; for memory reports such as sap_bench's
+// bytes per world: the difference between two world counts).
+long long buffer_bytes_live(Backend b);
 
 // Owning, non-copyable, movable array of T on one backend. Sized once at construction;
 // the step loop never allocates.
@@ -57,11 +62,15 @@ class Buffer {
     size_ = n;
     if (n > 0) {
       ptr_ = static_cast<T*>(detail::mem_alloc(b, n * sizeof(T)));
+      detail::count_buffer_bytes(b, static_cast<long long>(n * sizeof(T)));
       detail::mem_zero(b, ptr_, n * sizeof(T));
     }
   }
   void release() noexcept {
-    if (ptr_) detail::mem_free(backend_, ptr_);
+    if (ptr_) {
+      detail::mem_free(backend_, ptr_);
+      detail::count_buffer_bytes(backend_, -static_cast<long long>(size_ * sizeof(T)));
+    }
     ptr_ = nullptr;
     size_ = 0;
   }
