@@ -82,12 +82,14 @@ def test_observation_views_are_read_only_through_numpy():
 def test_subset_reset_and_snapshot_round_trip():
     sim = make("box_stack_5.json", nworld=4)
     fresh = make("box_stack_5.json", nworld=4)
+    bp = np.asarray(sim.body_pos)  # pose tracking on: poses follow steps and resets
     sim.step(20)
     stepped = np.asarray(sim.qpos).copy()
     sim.reset(worlds=[1, 3])
     q = np.asarray(sim.qpos)
     assert np.array_equal(q[[1, 3]], np.asarray(fresh.qpos)[[1, 3]])  # bit-identical to fresh worlds
     assert np.array_equal(q[[0, 2]], stepped[[0, 2]])  # others untouched
+    assert np.array_equal(bp[[1, 3]], np.asarray(fresh.body_pos)[[1, 3]])  # poses of the reset state
     mask = np.array([True, False, False, False])
     sim.reset(worlds=mask)
     assert np.array_equal(q[0], np.asarray(fresh.qpos)[0])
