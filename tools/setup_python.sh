@@ -35,8 +35,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 py=${PYTHON:-python3}
 [ -x "$venv/bin/python" ] || "$py" -m venv "$venv" >&2
-pkgs=(nanobind scikit-build-core numpy pytest "gymnasium>=1.0" "${extra[@]}")
-if ! "$venv/bin/python" -c "import nanobind, numpy, pytest, gymnasium" 2>/dev/null || [ ${#extra[@]} -gt 0 ]; then
+pkgs=(nanobind scikit-build-core numpy pytest "gymnasium>=1.0" pillow "${extra[@]}")
+if ! "$venv/bin/python" -c "import nanobind, numpy, pytest, gymnasium, PIL" 2>/dev/null || [ ${#extra[@]} -gt 0 ]; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${pkgs[@]}" >&2
 fi
 echo "$(cd "$venv" && pwd)/bin/python"

@@ -261,6 +261,7 @@ NB_MODULE(_sap, m) {
       .def_prop_ro("nu", [](const sap::Scene& s) { return s.model.nu; })
       .def_prop_ro("nbody", [](const sap::Scene& s) { return s.model.nbody; })
       .def_prop_ro("ngeom", [](const sap::Scene& s) { return s.model.ngeom; })
+      .def_prop_ro("body_mass", [](const sap::Scene& s) { return s.model.body_mass; })
       .def_prop_ro("body_names", [](const sap::Scene& s) { return s.model.body_names; })
       .def_prop_ro("joint_names", [](const sap::Scene& s) { return s.model.jnt_names; })
       .def_prop_ro("actuator_names", [](const sap::Scene& s) { return s.model.actuator_names; })
@@ -483,6 +484,36 @@ NB_MODULE(_sap, m) {
              d["total"] = t.total();
              return d;
            }, "Stage timings of the last step (ms).")
+      .def("contacts", [](PySimulator& s, int world) {
+             // Contacts of the last step of one world (host copies): the solver's contact c is the
+             // collision pipeline's slot c (the pairing of Simulator's contact observations).
+             if (world < 0 || world >= s.sim->nworld()) throw nb::index_error("contacts: world out of range");
+             std::vector<sap::ContactImpulse> imp = s.sim->solver().contact_impulses(world);
+             const std::vector<double> x0 = s.sim->contacts().x0.world_to_host(world);
+             const std::vector<double> x1 = s.sim->contacts().x1.world_to_host(world);
+             const std::vector<int> body = s.sim->contacts().body.world_to_host(world);
+             const double inv_dt = 1.0 / s.sim->scene().dt;
+             std::vector<double> point, normal, force;
+             std::vector<int> bodies;
+             for (size_t c = 0; c < imp.size(); ++c) {
+               const double* R = imp[c].frame;
+               for (int i = 0; i < 3; ++i) {
+                 point.push_back(0.5 * (x0[3 * c + i] + x1[3 * c + i]));
+                 normal.push_back(R[3 * i + 2]);
+                 force.push_back((R[3 * i] * imp[c].gamma[0] + R[3 * i + 1] * imp[c].gamma[1] + R[3 * i + 2] * imp[c].gamma[2]) * inv_dt);
+               }
+               bodies.push_back(body[2 * c]);
+               bodies.push_back(body[2 * c + 1]);
+             }
+             nb::dict d;
+             d["point"] = point;
+             d["normal"] = normal;
+             d["force"] = force;
+             d["body"] = bodies;
+             return d;
+           }, "world"_a,
+           "Contacts of one world's last step (lists, 3 per contact): point (midpoint of the two witness "
+           "points), normal, force on the second body (N), body pairs (2 per contact).")
       .def("body_poses", [](PySimulator& s, int world) {
              if (world < 0 || world >= s.sim->nworld()) throw nb::index_error("body_poses: world out of range");
              return std::make_pair(s.sim->body_pos(world), s.sim->body_quat(world));
