@@ -188,3 +188,19 @@ def test_cuda_views_when_a_device_exists():
     assert v.device == "cuda"
     assert v.__dlpack_device__()[0] == 2  # kDLCUDA
     assert v.__cuda_array_interface__["data"][0] == v.data_ptr
+
+
+def test_torch_from_dlpack_aliases_the_simulator():
+    from conftest import torch_or_skip
+    torch = torch_or_skip()
+    sim = make("pd_arm.json", nworld=2)
+    q = torch.from_dlpack(sim.qpos)
+    assert q.data_ptr() == sim.qpos.data_ptr and q.dtype == torch.float64
+    c = torch.from_dlpack(sim.ctrl)
+    c.fill_(0.25)  # a write through torch reaches the simulator
+    assert np.all(np.asarray(sim.ctrl) == 0.25)
+    before = q.clone()
+    sim.step(5)
+    assert not torch.equal(q, before)  # the tensor shows the new state
+    f = torch.from_dlpack(sim.contact_flag)
+    assert f.dtype == torch.int32 and f.data_ptr() == sim.contact_flag.data_ptr
