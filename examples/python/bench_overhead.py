@@ -1,6 +1,6 @@
 """Python loop overhead against sap_bench on the same scene (CPU backend; docs/python.md).
 
-    python examples/python/bench_overhead.py --sap-bench build-cpu/bench/sap_bench \
+    python examples/python/bench_overhead.py --sap-bench build-cpu/sap_bench \
         --scene scenes/humanoid.json --worlds 1024 --steps 100 --threads 2 --repeats 3
 
 Runs, alternately (so both see the same machine load), `sap_bench SCENE --worlds N --steps S`
