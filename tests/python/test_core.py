@@ -204,3 +204,14 @@ def test_torch_from_dlpack_aliases_the_simulator():
     assert not torch.equal(q, before)  # the tensor shows the new state
     f = torch.from_dlpack(sim.contact_flag)
     assert f.dtype == torch.int32 and f.data_ptr() == sim.contact_flag.data_ptr
+
+
+def test_jax_from_dlpack_aliases_the_simulator():
+    jax = pytest.importorskip("jax", reason="jax not installed (its CPU wheel is ~350 MB: not in the default set-up)")
+    jax.config.update("jax_enable_x64", True)
+    import jax.dlpack
+    sim = make("pd_arm.json", nworld=2)
+    q = jax.dlpack.from_dlpack(sim.qpos)
+    ptr = q.unsafe_buffer_pointer()
+    assert ptr == sim.qpos.data_ptr  # JAX wrapped the simulator's memory (no copy)
+    assert np.array_equal(np.asarray(q), np.asarray(sim.qpos))
