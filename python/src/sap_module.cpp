@@ -242,6 +242,18 @@ NB_MODULE(_sap, m) {
       .def("__dlpack_device__", &View::dlpack_device)
       .def_prop_ro("__array_interface__", [](const View& s) { return s.interface(false); })
       .def_prop_ro("__cuda_array_interface__", [](const View& s) { return s.interface(true); })
+      // numpy.asarray tries __array_interface__ first; a device view has none, so numpy would
+      // fall back to __array__: raise there instead of making a 0-d object array.
+      .def("__array__", [](nb::handle self, nb::handle dtype, nb::handle copy) {
+             const View& s = nb::cast<const View&>(self);
+             if (s.v.backend == sap::Backend::CUDA)
+               throw nb::type_error("sap.ArrayView: device memory; use torch.from_dlpack / cupy.from_dlpack or copy to the host");
+             nb::module_ np = nb::module_::import_("numpy");
+             nb::object a = np.attr("from_dlpack")(self);
+             if (!dtype.is_none()) a = a.attr("astype")(dtype);
+             if (!copy.is_none() && nb::cast<bool>(copy)) a = a.attr("copy")();
+             return a;
+           }, "dtype"_a = nb::none(), "copy"_a = nb::none())
       .def("numpy", [](nb::handle self) { return nb::module_::import_("numpy").attr("asarray")(self); },
            "numpy.asarray(self): a numpy array over the simulator's memory (CPU backend).")
       .def("__repr__", [](const View& s) {
