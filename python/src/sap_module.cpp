@@ -457,6 +457,21 @@ NB_MODULE(_sap, m) {
              d["rescued"] = c.rescued;
              return d;
            }, "Per-world counters since each world's last reset: failures, retries, rescued.")
+      .def("diagnostics", [](PySimulator& s) {
+             sap::StepDiagnostics d = s.sim->solver().diagnostics();
+             nb::dict o;
+             o["status"] = d.status;
+             o["newton_iterations"] = d.newton_iterations;
+             o["line_search_iterations"] = d.line_search_iterations;
+             o["truncated_contacts"] = d.truncated_contacts;
+             o["contacts"] = d.contacts;
+             o["cost"] = d.cost;
+             o["residual"] = d.residual;
+             o["exit_reason"] = d.exit_reason;
+             return o;
+           }, "Per-world solver diagnostics of the last step (host lists): status (WorldStatusBits: 1 converged, "
+              "2 iteration limit, 4 line search failed, 8 non-finite, 16 factorisation failed), newton_iterations, "
+              "line_search_iterations, truncated_contacts, contacts, cost, residual, exit_reason.")
       .def("failed_worlds", [](PySimulator& s) { return s.sim->failed_worlds(); })
       .def("failed_worlds_since_reset", [](PySimulator& s) { return s.sim->failed_worlds_since_reset(); })
       .def("energy", [](PySimulator& s) {

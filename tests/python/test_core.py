@@ -178,6 +178,10 @@ def test_counters_and_diagnostics():
     t = sim.last_step_times()
     assert t["total"] >= 0
     assert sim.failed_worlds() == []
+    d = sim.diagnostics()
+    assert len(d["status"]) == 2 and all(st & 1 for st in d["status"])  # converged
+    assert all(n > 0 for n in d["contacts"])  # the stack rests on the ground
+    assert all(t == 0 for t in d["truncated_contacts"])
 
 
 def test_cuda_views_when_a_device_exists():
