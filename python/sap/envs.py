@@ -11,9 +11,9 @@ A task subclasses it with ``_observe``, ``_reward`` and ``_terminated``.
 its torso up (reward as in the MuJoCo/Brax humanoid tasks: an alive bonus, here plus torso
 height, minus a control cost; the episode ends when the torso falls below 0.4 m).
 
-Array work is numpy over the simulator's zero-copy views (CPU backend). On a CUDA simulator the
-views are device memory and these numpy reads would fail: pass ``xp`` = a DLPack-capable array
-namespace (e.g. ``torch``) for on-device termination (see docs/python.md).
+Array work runs over the simulator's zero-copy views: numpy (``array="numpy"``, CPU backend) or
+torch tensors on the simulator's device (``array="torch"``: observations, rewards and termination
+computed on the device; only the reset mask goes to the host).
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class SimVectorEnv(VectorEnv):
 
     def __init__(self, scene, num_envs, *, decimation=4, max_episode_steps=1000, backend="cpu",
                  threads=0, autoreset_mode=AutoresetMode.NEXT_STEP, action_scale=1.0,
-                 reset_noise=0.01, retry_depth=2, **simulator_kwargs):
+                 reset_noise=0.01, retry_depth=2, array="numpy", **simulator_kwargs):
         if isinstance(scene, (str, pathlib.Path)):
             scene = _sap.load_scene(str(scene))
         self.scene = scene
@@ -49,27 +49,62 @@ class SimVectorEnv(VectorEnv):
         self.metadata = dict(self.metadata, autoreset_mode=self.autoreset_mode)
         self.sim = _sap.Simulator(scene, nworld=self.num_envs, backend=backend, threads=threads,
                                   scene_controls=False, retry_depth=retry_depth, **simulator_kwargs)
-        # Zero-copy views (fixed pointers for the simulator's lifetime).
-        self.qpos = np.asarray(self.sim.qpos)
-        self.qvel = np.asarray(self.sim.qvel)
-        self.body_pos = np.asarray(self.sim.body_pos)
-        self.ctrl = np.asarray(self.sim.ctrl)
+        # Zero-copy views (fixed pointers for the simulator's lifetime): numpy arrays (CPU), or
+        # torch tensors on the simulator's device (array="torch": termination, rewards and
+        # observations are computed where the simulator's memory is, CUDA included).
+        if array not in ("numpy", "torch"):
+            raise ValueError(f"array: '{array}': expected 'numpy' or 'torch'")
+        self.array = array
+        if array == "torch":
+            import torch
+            self._t = torch
+            wrap = torch.from_dlpack
+        else:
+            self._t = None
+            wrap = np.asarray
+        self.qpos = wrap(self.sim.qpos)
+        self.qvel = wrap(self.sim.qvel)
+        self.body_pos = wrap(self.sim.body_pos)
+        self.ctrl = wrap(self.sim.ctrl)
         limited, rng = scene.actuator_ctrlrange()
         rng = np.asarray(rng, dtype=np.float64).reshape(-1, 2)
         lo = np.where(np.asarray(limited, bool), rng[:, 0], -1.0)
         hi = np.where(np.asarray(limited, bool), rng[:, 1], 1.0)
-        self._ctrl_mid = 0.5 * (lo + hi)
-        self._ctrl_half = 0.5 * (hi - lo) * float(action_scale)
+        self._ctrl_mid = self._arr(0.5 * (lo + hi))
+        self._ctrl_half = self._arr(0.5 * (hi - lo) * float(action_scale))
         nu = scene.nu
         self.single_action_space = gym.spaces.Box(-1.0, 1.0, (nu,), np.float32)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         nobs = self._observe().shape[1]
         self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (nobs,), np.float32)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
-        self._elapsed = np.zeros(self.num_envs, np.int64)
-        self._pending = np.zeros(self.num_envs, bool)  # NEXT_STEP: worlds to reset at the next step
+        self._elapsed = self._arr(np.zeros(self.num_envs, np.int64))
+        self._pending = self._arr(np.zeros(self.num_envs, bool))  # NEXT_STEP: worlds to reset at the next step
         self._seed = 0
         self._episode = 0
+
+    # ---- array helpers (numpy or torch on the simulator's device)
+    def _arr(self, a, dtype=None):
+        if self._t is None:
+            return np.asarray(a, dtype=dtype)
+        t = self._t.as_tensor(a, device=self.ctrl.device)
+        return t.to(dtype) if dtype is not None else t
+
+    def _cat(self, parts):
+        return np.concatenate(parts, axis=1) if self._t is None else self._t.cat(parts, 1)
+
+    def _isfinite(self, a):
+        return np.isfinite(a) if self._t is None else self._t.isfinite(a)
+
+    def _f32(self, a):
+        return a.astype(np.float32) if self._t is None else a.float()
+
+    def _copy(self, a):
+        return a.copy() if self._t is None else a.clone()
+
+    def _host_mask(self, m):
+        # Subset resets take a host mask (one device-to-host copy of nworld bools on CUDA).
+        return m if self._t is None else m.cpu().numpy()
 
     # ---- task interface
     def _observe(self) -> np.ndarray:
@@ -84,7 +119,7 @@ class SimVectorEnv(VectorEnv):
     # ---- Gymnasium API
     def _reset_worlds(self, mask):
         self._episode += 1
-        self.sim.reset(worlds=mask, source="initial", qpos_noise=self.reset_noise,
+        self.sim.reset(worlds=self._host_mask(mask), source="initial", qpos_noise=self.reset_noise,
                        qvel_noise=self.reset_noise, seed=self._seed * 1000003 + self._episode)
         self._elapsed[mask] = 0
 
@@ -95,9 +130,10 @@ class SimVectorEnv(VectorEnv):
         mask = np.ones(self.num_envs, bool)
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"], bool)
+        mask = self._arr(mask)
         self._reset_worlds(mask)
         self._pending[mask] = False
-        return self._observe().astype(np.float32), {}
+        return self._f32(self._observe()), {}
 
     def _info(self):
         c = self.sim.counters()
@@ -105,10 +141,14 @@ class SimVectorEnv(VectorEnv):
                 "rescued": np.asarray(c["rescued"])}
 
     def step(self, actions):
-        actions = np.clip(np.asarray(actions, dtype=np.float64).reshape(self.num_envs, -1), -1.0, 1.0)
-        np.multiply(actions, self._ctrl_half, out=self.ctrl)  # straight into the simulator
+        if self._t is None:
+            actions = np.clip(np.asarray(actions, dtype=np.float64).reshape(self.num_envs, -1), -1.0, 1.0)
+            np.multiply(actions, self._ctrl_half, out=self.ctrl)  # straight into the simulator
+        else:
+            actions = self._arr(actions, self._t.float64).reshape(self.num_envs, -1).clamp(-1.0, 1.0)
+            self.ctrl.copy_(actions * self._ctrl_half)
         self.ctrl += self._ctrl_mid
-        reset_now = self._pending.copy() if self.autoreset_mode == AutoresetMode.NEXT_STEP else None
+        reset_now = self._copy(self._pending) if self.autoreset_mode == AutoresetMode.NEXT_STEP else None
         if reset_now is not None and reset_now.any():
             self.ctrl[reset_now] = self._ctrl_mid
         self.sim.step(self.decimation)
@@ -125,16 +165,16 @@ class SimVectorEnv(VectorEnv):
                 truncated[reset_now] = False
             done = terminated | truncated
             self._pending = done
-            obs = self._observe().astype(np.float32)
+            obs = self._f32(self._observe())
         else:  # SAME_STEP: final observation in info, reset observation returned
             done = terminated | truncated
-            obs = self._observe().astype(np.float32)
+            obs = self._f32(self._observe())
             if done.any():
-                info["final_obs"] = obs.copy()
-                info["_final_obs"] = done.copy()
+                info["final_obs"] = self._copy(obs)
+                info["_final_obs"] = self._copy(done)
                 self._reset_worlds(done)
-                obs = self._observe().astype(np.float32)
-        return obs, reward.astype(np.float32), terminated, truncated, info
+                obs = self._f32(self._observe())
+        return obs, self._f32(reward), terminated, truncated, info
 
     def close_extras(self, **kwargs):
         self.sim = None
@@ -168,13 +208,13 @@ class HumanoidStand(SimVectorEnv):
 
     def _observe(self):
         z = self.body_pos[:, self.torso, 2:3]
-        return np.concatenate([self.qpos[:, 2:], 0.1 * self.qvel, z], axis=1)
+        return self._cat([self.qpos[:, 2:], 0.1 * self.qvel, z])
 
     def _reward(self, actions):
         z = self.body_pos[:, self.torso, 2]
-        return 1.0 + 2.0 * (z - 0.6) - 0.01 * np.sum(actions * actions, axis=1)
+        return 1.0 + 2.0 * (z - 0.6) - 0.01 * (actions * actions).sum(1)
 
     def _terminated(self):
         z = self.body_pos[:, self.torso, 2]
-        finite = np.isfinite(self.qpos).all(axis=1)
+        finite = self._isfinite(self.qpos).all(1)
         return (z < self.fall_height) | ~finite
