@@ -207,6 +207,7 @@ void Simulator::reset(const WorldSelection& sel, const ResetOptions& o) {
                           o.qvel_noise, o.seed);
   reset_counters(f);
   invalidate();
+  if (track_poses_) update_poses();  // the pose views show the reset state (as after step/restore)
 }
 
 int Simulator::add_keyframe(const std::vector<double>& qpos, const std::vector<double>& qvel) {
