@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "sap/mjcf.hpp"
 #include "sap/simulator.hpp"
 #include "sap/status.hpp"
 
@@ -472,8 +473,11 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   std::printf("%s; non-finite state in %d worlds\n", r.failed_worlds.empty() ? "" : ")", r.nonfinite_state_worlds);
   std::printf("  final state   max |qvel| %.4g, %d of %d worlds at rest (every |qvel_i| < %g)\n", r.final_max_qvel,
               r.final_rest_worlds, r.nworld, kRestSpeed);
-  if (!scene.warnings.empty())
-    std::printf("  scene notes   %zu (first: %s)\n", scene.warnings.size(), scene.warnings.front().c_str());
+  if (!scene.warnings.empty()) {
+    const std::vector<NoteGroup> groups = group_notes(scene.warnings);
+    std::printf("  scene notes   %zu kinds\n", groups.size());
+    for (const NoteGroup& g : groups) std::printf("    %5d x %s\n", g.count, g.kind.c_str());
+  }
   if (rec.contains("emulation")) {
     std::printf("  emulated      teams of %d lanes; per world-step (timed pass): block barriers, warp syncs, "
                 "warp collectives\n", o.emulated_lanes);

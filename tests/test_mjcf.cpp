@@ -688,6 +688,28 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
   }
 }
 
+// MuJoCo accepts included files whose root is <mujocoinclude> (Adroit hands, Franka kitchen);
+// a main file must still be <mujoco>.
+TEST(Mjcf, IncludedFileMayHaveAMujocoincludeRoot) {
+  TempDir dir("mjcf");
+  dir.write("parts.xml", "<mujocoinclude>\n<body name=\"b\" pos=\"0 0 1\">\n<joint type=\"hinge\"/>\n"
+                         "<geom type=\"sphere\" size=\"0.1\"/>\n</body>\n</mujocoinclude>");
+  dir.write("main.xml", "<mujoco>\n<worldbody>\n<include file=\"parts.xml\"/>\n</worldbody>\n</mujoco>");
+  const sap::Model m = sap::load_mjcf(dir.path() + "/main.xml");
+  EXPECT_EQ(m.nbody, 2);
+  EXPECT_EQ(m.body_names[1], "b");
+  EXPECT_EQ(m.njnt, 1);
+  dir.write("top.xml", "<mujocoinclude>\n<worldbody/>\n</mujocoinclude>");
+  try {
+    sap::load_mjcf(dir.path() + "/top.xml");
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("top.xml:1: expected a <mujoco> root element, got <mujocoinclude>"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Mjcf, RecursiveIncludeIsAnError) {
   TempDir dir("mjcf");
   dir.write("a.xml", "<mujoco>\n<include file=\"b.xml\"/>\n</mujoco>");
