@@ -141,6 +141,27 @@ Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
 
 }  // namespace
 
+// A bare URDF model as a scene, with the defaults of an MJCF one (above): dt 0.002 (URDF has
+// no time step), qpos0 at rest, zero controls (URDF declares no actuators), no floor (URDF has
+// none: a floating robot falls; give a JSON scene with a ground plane for anything else).
+Scene urdf_scene(const std::string& path, const SceneLoadOptions& o) {
+  ImportReport report;
+  ImportOptions io;
+  io.drop_unsupported = o.drop_unsupported;
+  Scene s;
+  s.model = load_urdf(path, &report, io, o.floating_base);
+  s.source = path;
+  s.name = std::filesystem::path(path).stem().string();
+  s.description = "URDF model " + path;
+  s.dt = 0.002;
+  s.num_worlds = 1;
+  s.qpos0 = s.model.qpos0;
+  s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
+  s.controls.assign(static_cast<std::size_t>(s.model.nu), ControlSchedule{});
+  s.warnings = report.warnings;
+  return s;
+}
+
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& o) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
@@ -148,14 +169,19 @@ Scene load_bench_scene(const std::string& path, const SceneLoadOptions& o) {
                              "' not found (expected a JSON scene, e.g. scenes/box_stack_5.json, "
                              "or an MJCF .xml file)");
   Scene s;
+  if (o.floating_base && !ends_with(path, ".urdf"))
+    throw UsageError("option --floating-base applies to URDF (.urdf) files only");
   if (ends_with(path, ".xml")) {
     s = mjcf_scene(path, o);
+  } else if (ends_with(path, ".urdf")) {
+    if (!o.keyframe.empty()) throw UsageError("option --keyframe applies to MJCF (.xml) files only");
+    s = urdf_scene(path, o);
   } else {
     if (!o.keyframe.empty())
       throw UsageError(
           "option --keyframe applies to MJCF (.xml) files only; JSON scenes name their keyframe in their assets");
     if (o.drop_unsupported)
-      throw UsageError("option --drop-unsupported applies to MJCF (.xml) files only; JSON scenes set it per asset");
+      throw UsageError("option --drop-unsupported applies to MJCF (.xml) and URDF (.urdf) files only; JSON scenes set it per asset");
     s = load_scene(path);
   }
   if (o.dt > 0) s.dt = o.dt;
@@ -321,6 +347,8 @@ void parse_common_option(ArgReader& r, const std::string& a, CommonOptions& o) {
     o.load.keyframe = r.value(a);
   } else if (a == "--drop-unsupported") {
     o.load.drop_unsupported = true;
+  } else if (a == "--floating-base") {
+    o.load.floating_base = true;
   } else if (a == "--quiet") {
     o.quiet = true;
   } else if (a.size() > 1 && a[0] == '-') {

@@ -66,7 +66,8 @@ std::vector<int> parse_int_list(const std::string& option, const std::string& te
 struct SceneLoadOptions {
   double dt = 0;                  // > 0: overrides the scene's time step
   std::string keyframe;           // MJCF only: initial qpos and constant controls from this keyframe
-  bool drop_unsupported = false;  // MJCF only: see ImportOptions::drop_unsupported
+  bool drop_unsupported = false;  // MJCF/URDF only: see ImportOptions::drop_unsupported
+  bool floating_base = false;     // URDF only: the root link gets a free joint
 };
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& options);
 
