@@ -68,6 +68,7 @@ struct SceneLoadOptions {
   std::string keyframe;           // MJCF only: initial qpos and constant controls from this keyframe
   bool drop_unsupported = false;  // MJCF/URDF only: see ImportOptions::drop_unsupported
   bool floating_base = false;     // URDF only: the root link gets a free joint
+  bool ground = false;            // URDF only: a ground plane under the robot (see urdf_scene)
 };
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& options);
 

@@ -53,6 +53,8 @@ options:
   --keyframe NAME       MJCF only: start from this keyframe (qpos, and ctrl held constant)
   --drop-unsupported    MJCF/URDF only: drop elements without a counterpart instead of failing
   --floating-base       URDF only: the root link gets a free joint (legged robots, humanoids)
+  --ground              URDF only: a ground plane under the robot (floating robots are lifted
+                        onto it; fixed ones keep their base, the plane below their lowest geom)
   --quiet               no summary on stdout and no progress bar
   -h, --help            this help
 

@@ -803,7 +803,8 @@ class MjcfImporter {
         fail(where(n), "joint has a range but 'limited' is not set and compiler autolimits is false");
       limited = has_range;
     }
-    if (a.frictionloss > 0) unsupported(n, "joint frictionloss", "dry joint friction has no counterpart in the model");
+    if (!(a.frictionloss >= 0)) fail(where(n), "joint frictionloss must be non-negative");
+    j.frictionloss = a.frictionloss;  // SAP box row |gamma| <= h f (docs/sap-math.md §13)
     if (a.springdamper[0] != 0 || a.springdamper[1] != 0)
       unsupported(n, "joint springdamper", "springdamper needs MuJoCo's compile-time inertia; give stiffness/damping");
     if (a.actuatorfrclimited == 1 ||

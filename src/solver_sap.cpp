@@ -52,6 +52,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations
   }
   for (int e = 0; e < m.neq; ++e)
     if (m.eq_active[static_cast<std::size_t>(e)]) s.nhol += equality_rows(m.eq_type[static_cast<std::size_t>(e)]);
+  for (int i = 0; i < m.nv; ++i) s.nhol += m.dof_frictionloss[static_cast<std::size_t>(i)] > 0;  // dry friction
   for (int u = 0; u < m.nu; ++u)  // servos on tendons
     s.nhol += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
               m.actuator_tendonid[static_cast<std::size_t>(u)] >= 0;

@@ -212,7 +212,6 @@ class UrdfImporter {
       if (j.damping < 0) fail(where(d), "damping must be non-negative");
       j.friction = number(d, "friction", 0);
       if (j.friction < 0) fail(where(d), "friction must be non-negative");
-      if (j.friction != 0) unsupported(d, "joint friction", "dry joint friction has no counterpart in the model");
     }
     if (const XMLElement* mi = e->FirstChildElement("mimic")) {
       if (!has_axis) fail(where(mi), "joint '" + j.name + "': <mimic> needs a revolute, continuous or prismatic joint");
@@ -356,6 +355,7 @@ class UrdfImporter {
       JointSpec s;
       s.name = prefixed(j.name);
       s.damping = j.damping;
+      s.frictionloss = j.friction;  // dry friction: SAP box row (docs/sap-math.md §13)
       if (j.type == "floating") {
         if (b.parent != 0)
           fail(where(j.el), "joint '" + j.name + "': a floating joint must attach a link to the world");

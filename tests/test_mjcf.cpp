@@ -643,8 +643,8 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "model.xml:4: <inertial> needs a 'mass'"},
       {"<mujoco>\n<worldbody>\n<body quat=\"1 0 0 0\" euler=\"0 0 0\"/>\n</worldbody>\n</mujoco>",
        "model.xml:3: more than one orientation given"},
-      {"<mujoco>\n<worldbody>\n<body>\n<joint frictionloss=\"0.1\"/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n</mujoco>",
-       "model.xml:4: joint frictionloss is not supported"},
+      {"<mujoco>\n<worldbody>\n<body>\n<joint frictionloss=\"-0.1\"/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n</mujoco>",
+       "model.xml:4: joint frictionloss must be non-negative"},
       {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"capsule\" size=\"0.1\"/>\n</body>\n</worldbody>\n</mujoco>",
        "model.xml:5: capsule geom: size[1] must be positive"},
       {"<mujoco>\n<worldbody>\n<body><joint/><geom size=\"1\"/></body>\n</worldbody>\n<keyframe>\n"

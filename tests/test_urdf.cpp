@@ -195,24 +195,38 @@ TEST(Urdf, UnsupportedJointsAreRejectedOrDropped) {
   const std::string xml = R"(<robot name="r">
   <link name="a"/>
   <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="j" type="continuous">
+  <joint name="j" type="planar">
     <parent link="a"/><child link="b"/>
-    <dynamics damping="0.1" friction="0.5"/>
   </joint>
 </robot>)";
   try {
     load(xml);
     ADD_FAILURE() << "expected an error";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("robot.urdf:6: joint friction is not supported"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:4: planar joint is not supported"), std::string::npos)
         << e.what();
   }
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
   sap::ImportReport report;
   const sap::Model m = load(xml, &report, opt);
-  EXPECT_EQ(m.njnt, 1);
-  EXPECT_TRUE(has_warning(report, "robot.urdf:6: joint friction dropped"));
+  EXPECT_EQ(m.njnt, 0);
+  EXPECT_TRUE(has_warning(report, "robot.urdf:4: planar joint dropped"));
+}
+
+// <dynamics friction> is the joint's dry friction (dof_frictionloss, a SAP box row).
+TEST(Urdf, JointFrictionIsFrictionloss) {
+  const sap::Model m = load(R"(<robot name="r">
+  <link name="a"/>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous">
+    <parent link="a"/><child link="b"/>
+    <dynamics damping="0.1" friction="0.5"/>
+  </joint>
+</robot>)");
+  ASSERT_EQ(m.nv, 1);
+  EXPECT_DOUBLE_EQ(m.dof_damping[0], 0.1);
+  EXPECT_DOUBLE_EQ(m.dof_frictionloss[0], 0.5);
 }
 
 TEST(Urdf, CollisionMeshIsAnErrorUnlessDropped) {
