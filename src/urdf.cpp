@@ -214,11 +214,14 @@ class UrdfImporter {
       if (j.friction < 0) fail(where(d), "friction must be non-negative");
     }
     if (const XMLElement* mi = e->FirstChildElement("mimic")) {
-      if (!has_axis) fail(where(mi), "joint '" + j.name + "': <mimic> needs a revolute, continuous or prismatic joint");
-      j.mimic = mi;
+      if (!has_axis) {  // a fixed (or floating/planar) joint has no coordinate to couple (TALOS's grippers)
+        rep_.warn("mimic-fixed", where(mi), "<mimic> of a " + j.type + " joint ignored: it has no coordinate to couple");
+      } else {
+        j.mimic = mi;
       j.mimic_joint = required(mi, "joint");
       j.mimic_multiplier = number(mi, "multiplier", 1.0);
       j.mimic_offset = number(mi, "offset", 0.0);
+      }
     }
     if (j.type == "planar")
       unsupported(e, "planar joint", "planar joints have no counterpart in the model (treated as fixed)");
@@ -378,8 +381,11 @@ class UrdfImporter {
       if (other < 0) {
         bool exists = false;
         for (const UJoint& k : joints_) exists = exists || k.name == j.mimic_joint;
-        fail(where(j.mimic), "joint '" + j.name + "': <mimic> joint '" + j.mimic_joint + "' " +
-                                 (exists ? "has no degree of freedom (fixed)" : "does not exist"));
+        const std::string why = "joint '" + j.name + "': <mimic> joint '" + j.mimic_joint + "' " +
+                                (exists ? "has no degree of freedom (fixed)" : "does not exist");
+        if (!opt_.drop_unsupported) fail(where(j.mimic), why + " (ImportOptions::drop_unsupported drops the <mimic>)");
+        rep_.warn("dropped:mimic-target", where(j.mimic), "<mimic> dropped: " + why);
+        continue;
       }
       if (other == me) fail(where(j.mimic), "joint '" + j.name + "': <mimic> of itself");
       const JointSpec& os = builder_.joint(other);

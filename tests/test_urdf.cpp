@@ -335,6 +335,41 @@ TEST(Urdf, NotesAreGroupedByKind) {
   EXPECT_TRUE(visual);
 }
 
+// A <mimic> on a fixed joint has nothing to couple (TALOS's grippers): warned and ignored. A
+// <mimic> of a joint that does not exist (Alex's psyonic hands) is an error, or dropped.
+TEST(Urdf, MimicOnAFixedJointOrOfAMissingJoint) {
+  const std::string inertial =
+      R"(<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>)";
+  sap::ImportReport report;
+  const sap::Model m = load(R"(<robot name="r">
+  <link name="world"/><link name="a">)" + inertial + R"(</link><link name="b">)" + inertial + R"(</link>
+  <joint name="j" type="continuous"><parent link="world"/><child link="a"/></joint>
+  <joint name="k" type="fixed"><parent link="a"/><child link="b"/>
+    <mimic joint="j"/></joint>
+</robot>)",
+                            &report);
+  EXPECT_EQ(m.neq, 0);
+  EXPECT_TRUE(has_warning(report, "robot.urdf:5: <mimic> of a fixed joint ignored"));
+  const std::string missing = R"(<robot name="r">
+  <link name="world"/><link name="a">)" + inertial + R"(</link>
+  <joint name="j" type="continuous"><parent link="world"/><child link="a"/>
+    <mimic joint="index_q1"/></joint>
+</robot>)";
+  try {
+    load(missing);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:4: joint 'j': <mimic> joint 'index_q1' does not exist"),
+              std::string::npos)
+        << e.what();
+  }
+  sap::ImportOptions drop;
+  drop.drop_unsupported = true;
+  sap::ImportReport dropped;
+  EXPECT_EQ(load(missing, &dropped, drop).neq, 0);
+  EXPECT_TRUE(has_warning(dropped, "robot.urdf:4: <mimic> dropped: joint 'j': <mimic> joint 'index_q1' does not exist"));
+}
+
 TEST(Urdf, ErrorsNameFileAndLine) {
   const std::string inertial =
       R"(<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>)";
