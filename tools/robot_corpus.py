@@ -255,7 +255,9 @@ def table(results, roots, steps, mj_note):
         "URDF %d of %d load strictly, %d of them run on all presets without a failed world." % (
             n_strict["urdf"], n_total["urdf"], n_all_ok["urdf"]),
         "",
-        "Regenerate: `tools/robot_corpus.py --build build-cpu` (about %s)." % "10-20 minutes",
+        "Regenerate: `tools/robot_corpus.py --build build-cpu` (about 2 minutes on 2 shared cores: 102 models;",
+        "`--render-only` rewrites this file from the last run's results). The coordinator reruns it after merging",
+        "the mesh/hfield work: meshes are rejected (or dropped) here until then.",
         "",
         "| model | nv | geoms | contacts/step | status | load | time (s) |",
         "|---|---|---|---|---|---|---|",
