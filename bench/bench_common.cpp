@@ -18,6 +18,8 @@
 #include <type_traits>
 
 #include "sap/mjcf.hpp"
+#include "sap/model_builder.hpp"
+#include "sap/simulator.hpp"
 
 namespace sap::bench {
 
@@ -141,6 +143,72 @@ Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
 
 }  // namespace
 
+// A bare URDF model as a scene, with the defaults of an MJCF one (above): dt 0.002 (URDF has
+// no time step), qpos0 at rest, zero controls (URDF declares no actuators); no floor unless
+// --ground adds one (URDF has none; a JSON scene with a ground plane gives full control).
+Scene urdf_scene(const std::string& path, const SceneLoadOptions& o) {
+  ImportReport report;
+  ImportOptions io;
+  io.drop_unsupported = o.drop_unsupported;
+  Scene s;
+  s.model = load_urdf(path, &report, io, o.floating_base);
+  double lift = 0;
+  if (o.ground) {
+    // --ground: the lowest point of the geoms' bounding spheres at qpos0 decides where the plane
+    // goes: a floating robot is lifted so that it rests on z = 0 (its root's z in qpos0); a
+    // fixed one keeps its base where the file puts it, with the plane at z = min(0, lowest).
+    double zmin = 0;
+    if (s.model.ngeom > 0) {
+      Scene probe;
+      probe.model = s.model;
+      probe.dt = 0.002;
+      probe.num_worlds = 1;
+      probe.qpos0 = s.model.qpos0;
+      probe.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
+      SimulatorOptions so;
+      so.nworld = 1;
+      so.backend = Backend::CPU;
+      so.threads = 1;
+      Simulator sim(probe, so);
+      sim.reset();
+      const std::vector<double> bp = sim.body_pos(0), bq = sim.body_quat(0);
+      zmin = std::numeric_limits<double>::infinity();
+      for (int g = 0; g < s.model.ngeom; ++g) {
+        const std::size_t gi = static_cast<std::size_t>(g), b = static_cast<std::size_t>(s.model.geom_bodyid[gi]);
+        const double w = bq[4 * b], u[3] = {bq[4 * b + 1], bq[4 * b + 2], bq[4 * b + 3]};
+        const double* v = &s.model.geom_pos[3 * gi];
+        // z of R(q) v = v + 2w (u x v) + 2 u x (u x v)
+        const double uxv[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+        const double z = v[2] + 2 * w * uxv[2] + 2 * (u[0] * uxv[1] - u[1] * uxv[0]);
+        zmin = std::min(zmin, bp[3 * b + 2] + z - s.model.geom_rbound[gi]);
+      }
+    }
+    ModelBuilder b;
+    GeomSpec plane;
+    plane.name = "ground";
+    plane.type = kGeomPlane;
+    plane.stiffness = 1e12;  // rigid, as the importers' static geoms (docs/model-import.md)
+    plane.friction = 1.0;
+    if (!o.floating_base) plane.pos = {0, 0, std::min(0.0, zmin)};
+    lift = o.floating_base ? -zmin : 0;
+    b.add_geom(0, plane);
+    ImportReport again;
+    add_urdf(path, b, &again, io, o.floating_base);
+    s.model = b.finalize();
+  }
+  s.source = path;
+  s.name = std::filesystem::path(path).stem().string();
+  s.description = "URDF model " + path;
+  s.dt = 0.002;
+  s.num_worlds = 1;
+  s.qpos0 = s.model.qpos0;
+  if (o.floating_base && s.model.nq >= 3) s.qpos0[2] += lift;  // the root's free joint comes first
+  s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
+  s.controls.assign(static_cast<std::size_t>(s.model.nu), ControlSchedule{});
+  s.warnings = report.warnings;
+  return s;
+}
+
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& o) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
@@ -148,14 +216,19 @@ Scene load_bench_scene(const std::string& path, const SceneLoadOptions& o) {
                              "' not found (expected a JSON scene, e.g. scenes/box_stack_5.json, "
                              "or an MJCF .xml file)");
   Scene s;
+  if ((o.floating_base || o.ground) && !ends_with(path, ".urdf"))
+    throw UsageError("options --floating-base and --ground apply to URDF (.urdf) files only");
   if (ends_with(path, ".xml")) {
     s = mjcf_scene(path, o);
+  } else if (ends_with(path, ".urdf")) {
+    if (!o.keyframe.empty()) throw UsageError("option --keyframe applies to MJCF (.xml) files only");
+    s = urdf_scene(path, o);
   } else {
     if (!o.keyframe.empty())
       throw UsageError(
           "option --keyframe applies to MJCF (.xml) files only; JSON scenes name their keyframe in their assets");
     if (o.drop_unsupported)
-      throw UsageError("option --drop-unsupported applies to MJCF (.xml) files only; JSON scenes set it per asset");
+      throw UsageError("option --drop-unsupported applies to MJCF (.xml) and URDF (.urdf) files only; JSON scenes set it per asset");
     s = load_scene(path);
   }
   if (o.dt > 0) s.dt = o.dt;
@@ -321,6 +394,10 @@ void parse_common_option(ArgReader& r, const std::string& a, CommonOptions& o) {
     o.load.keyframe = r.value(a);
   } else if (a == "--drop-unsupported") {
     o.load.drop_unsupported = true;
+  } else if (a == "--floating-base") {
+    o.load.floating_base = true;
+  } else if (a == "--ground") {
+    o.load.ground = true;
   } else if (a == "--quiet") {
     o.quiet = true;
   } else if (a.size() > 1 && a[0] == '-') {

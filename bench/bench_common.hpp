@@ -66,7 +66,9 @@ std::vector<int> parse_int_list(const std::string& option, const std::string& te
 struct SceneLoadOptions {
   double dt = 0;                  // > 0: overrides the scene's time step
   std::string keyframe;           // MJCF only: initial qpos and constant controls from this keyframe
-  bool drop_unsupported = false;  // MJCF only: see ImportOptions::drop_unsupported
+  bool drop_unsupported = false;  // MJCF/URDF only: see ImportOptions::drop_unsupported
+  bool floating_base = false;     // URDF only: the root link gets a free joint
+  bool ground = false;            // URDF only: a ground plane under the robot (see urdf_scene)
 };
 Scene load_bench_scene(const std::string& path, const SceneLoadOptions& options);
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "sap/mjcf.hpp"
 #include "sap/simulator.hpp"
 #include "sap/status.hpp"
 
@@ -27,7 +28,7 @@ namespace {
 
 constexpr const char* kHelp = R"(usage: sap_bench SCENE [options]
 
-Steps every world of SCENE (a JSON scene, or an MJCF .xml model) and reports throughput, per-stage
+Steps every world of SCENE (a JSON scene, an MJCF .xml or a URDF .urdf model) and reports throughput, per-stage
 times and solver statistics. With --scaling/--scaling-max it sweeps the number of worlds instead.
 
 options:
@@ -50,7 +51,10 @@ options:
   --scaling LIST        scaling mode: comma-separated world counts, e.g. 1,2,4,...,16384
   --scaling-max N       scaling mode: powers of two from 1 up to N (caps --scaling when both)
   --keyframe NAME       MJCF only: start from this keyframe (qpos, and ctrl held constant)
-  --drop-unsupported    MJCF only: drop elements without a counterpart instead of failing
+  --drop-unsupported    MJCF/URDF only: drop elements without a counterpart instead of failing
+  --floating-base       URDF only: the root link gets a free joint (legged robots, humanoids)
+  --ground              URDF only: a ground plane under the robot (floating robots are lifted
+                        onto it; fixed ones keep their base, the plane below their lowest geom)
   --quiet               no summary on stdout and no progress bar
   -h, --help            this help
 
@@ -144,6 +148,9 @@ struct RunResult {
   // end of the timed pass (and any failure seen in the statistics pass)
   std::set<int> failed_worlds;
   int nonfinite_state_worlds = 0;
+  // steps repeated in fp64 after an fp32 failure (fp64_retry), over both passes, and rescued
+  long long fp64_retries = 0, fp64_rescued = 0;
+  int fp64_retry_worlds = 0;
   // final state of the timed pass: max |qvel| over worlds and dofs, worlds at rest
   double final_max_qvel = 0;
   int final_rest_worlds = 0;
@@ -255,6 +262,17 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   const long long rss1 = resident_bytes();
   if (rss0 >= 0 && rss1 >= 0) r.rss_growth = rss1 - rss0;
   for (int w : sim.failed_worlds()) r.failed_worlds.insert(w);
+  auto read_fp64_retries = [&] {
+    r.fp64_retries = r.fp64_rescued = 0;
+    r.fp64_retry_worlds = 0;
+    for (int w = 0; w < nworld; ++w) {
+      const int n = sim.solver().fp64_retries()[static_cast<std::size_t>(w)];
+      r.fp64_retries += n;
+      r.fp64_rescued += sim.solver().fp64_rescued()[static_cast<std::size_t>(w)];
+      r.fp64_retry_worlds += n > 0;
+    }
+  };
+  read_fp64_retries();
   r.nonfinite_state_worlds = count_nonfinite_worlds(sim);
   {  // final-state line: max |qvel| and the worlds whose every |qvel_i| < kRestSpeed
     const auto v = sim.state().qvel.buffer().to_host();
@@ -299,12 +317,14 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
         if (s & kStatusNotDescent) ++r.status_counts["not_descent"];
         if (s & kStatusNonFinite) ++r.status_counts["non_finite"];
         if (s & kStatusFactorizationFailed) ++r.status_counts["factorization_failed"];
+        if (s & kStatusFp64Retry) ++r.status_counts["fp64_retry"];
         if (s & kStatusFailureMask) r.failed_worlds.insert(w);
       }
       ++r.sampled_steps;
     }
     sim.context().synchronize();
     r.stats_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    read_fp64_retries();
   }
   return r;
 }
@@ -333,6 +353,7 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   if (ids.size() > 32) ids.resize(32);
   j["failed_world_ids"] = ids;  // the first 32
   j["nonfinite_state_worlds"] = r.nonfinite_state_worlds;
+  j["fp64_retry"] = {{"steps", r.fp64_retries}, {"rescued", r.fp64_rescued}, {"worlds", r.fp64_retry_worlds}};
   j["final_state"] = {{"max_abs_qvel", finite_or_null(r.final_max_qvel)},
                       {"worlds_at_rest", r.final_rest_worlds},
                       {"rest_threshold", kRestSpeed}};
@@ -392,7 +413,8 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   s["truncated_contacts_total"] = r.truncated_total;
   json sc = json::object();
   for (const char* k :
-       {"converged", "iteration_limit", "line_search_failed", "not_descent", "non_finite", "factorization_failed"}) {
+       {"converged", "iteration_limit", "line_search_failed", "not_descent", "non_finite", "factorization_failed",
+        "fp64_retry"}) {
     const auto it = r.status_counts.find(k);
     sc[k] = it == r.status_counts.end() ? 0LL : it->second;
   }
@@ -413,6 +435,9 @@ nlohmann::json meta_json(const Scene& scene, const Options& o, const SolverOptio
   j["dt"] = scene.dt;
   j["model"] = {{"nbody", scene.model.nbody}, {"nq", scene.model.nq},       {"nv", scene.model.nv},
                 {"ngeom", scene.model.ngeom}, {"npair", scene.model.npair}, {"nu", scene.model.nu}};
+  std::map<std::string, int> geom_types;  // geoms by type (robot corpus table)
+  for (int g = 0; g < scene.model.ngeom; ++g) ++geom_types[geom_type_name(scene.model.geom_type[static_cast<std::size_t>(g)])];
+  j["model"]["geom_types"] = geom_types;
   j["max_rigid_contact"] = max_rigid_contact;
   j["solver"] = config_json(solver.resolve());
   json ov = json::array();
@@ -491,6 +516,8 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   } else {
     std::printf("  statistics    skipped (--stats-every 0)\n");
   }
+  std::printf("  fp64 retry    %lld world-steps repeated in fp64 after an fp32 failure, %lld rescued, in %d worlds\n",
+              r.fp64_retries, r.fp64_rescued, r.fp64_retry_worlds);
   std::printf("  failed        %zu worlds%s", r.failed_worlds.size(), r.failed_worlds.empty() ? "" : " (first:");
   int shown = 0;
   for (int w : r.failed_worlds) {
@@ -508,8 +535,11 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
                 mem["constraint_buffers_bytes"].get<long long>(), mem["other_bytes"].get<long long>(),
                 mem["largest_array"].get<std::string>().c_str(), mem["largest_array_bytes"].get<long long>());
   }
-  if (!scene.warnings.empty())
-    std::printf("  scene notes   %zu (first: %s)\n", scene.warnings.size(), scene.warnings.front().c_str());
+  if (!scene.warnings.empty()) {
+    const std::vector<NoteGroup> groups = group_notes(scene.warnings);
+    std::printf("  scene notes   %zu kinds\n", groups.size());
+    for (const NoteGroup& g : groups) std::printf("    %5d x %s\n", g.count, g.kind.c_str());
+  }
   if (rec.contains("emulation")) {
     std::printf("  emulated      teams of %d lanes; per world-step (timed pass): block barriers, warp syncs, "
                 "warp collectives\n", o.emulated_lanes);

@@ -309,6 +309,8 @@ TEST(BenchCli, MalformedOptions) {
       {{"@SCENE", "--scaling", "1,,2"}, 2, "option --scaling"},
       {{"@SCENE", "--worlds", "2", "--scaling", "1,2"}, 2, "exclude each other"},
       {{"@SCENE", "--keyframe", "home"}, 2, "MJCF"},
+      {{"@SCENE", "--floating-base"}, 2, "URDF (.urdf) files only"},
+      {{"@SCENE", "--ground"}, 2, "URDF (.urdf) files only"},
       {{"@SCENE", "--quiet=1"}, 2, "takes no value"},
       {{"@SCENE", "other.json"}, 2, "unexpected argument"},
       {{}, 2, "missing SCENE"},

@@ -233,9 +233,13 @@ class MjcfImporter {
     if (err != tinyxml2::XML_SUCCESS)
       fail(path + ":" + std::to_string(doc->ErrorLineNum()), std::string("XML parse error: ") + doc->ErrorStr());
     const XMLElement* root = doc->RootElement();
-    if (!root || std::strcmp(root->Name(), "mujoco"))
-      fail(import::location(path, root),
-           std::string("expected a <mujoco> root element, got <") + (root ? root->Name() : "nothing") + ">");
+    // An included file (where_from names the <include>) may have a <mujocoinclude> root, as
+    // MuJoCo accepts (Adroit hands, Franka kitchen); its children are spliced in like <mujoco>'s.
+    const bool included = !where_from.empty();
+    if (!root || (std::strcmp(root->Name(), "mujoco") && !(included && !std::strcmp(root->Name(), "mujocoinclude"))))
+      fail(import::location(path, root), std::string("expected a <mujoco> root element") +
+                                             (included ? " (or <mujocoinclude> in an included file)" : "") +
+                                             ", got <" + (root ? root->Name() : "nothing") + ">");
     docs_.push_back(std::move(doc));
     files_.push_back(path);
     dirs_.push_back(text ? dir : fs::path(path).parent_path().string());
@@ -820,7 +824,8 @@ class MjcfImporter {
         fail(where(n), "joint has a range but 'limited' is not set and compiler autolimits is false");
       limited = has_range;
     }
-    if (a.frictionloss > 0) unsupported(n, "joint frictionloss", "dry joint friction has no counterpart in the model");
+    if (!(a.frictionloss >= 0)) fail(where(n), "joint frictionloss must be non-negative");
+    j.frictionloss = a.frictionloss;  // SAP box row |gamma| <= h f (docs/sap-math.md §13)
     if (a.springdamper[0] != 0 || a.springdamper[1] != 0)
       unsupported(n, "joint springdamper", "springdamper needs MuJoCo's compile-time inertia; give stiffness/damping");
     if (a.actuatorfrclimited == 1 ||

@@ -215,6 +215,8 @@ void Model::validate() const {
     if (ati(dof_parentid, i) >= i) fail("dof_parentid must point to an earlier dof");
     if (at(dof_armature, i) < 0 || at(dof_damping, i) < 0)
       fail("dof " + std::to_string(i) + ": armature and damping must be non-negative");
+    if (!(at(dof_frictionloss, i) >= 0) || !std::isfinite(at(dof_frictionloss, i)))
+      fail("dof " + std::to_string(i) + ": frictionloss must be finite and non-negative");
   }
   for (int g = 0; g < ngeom; ++g) {
     const int t = ati(geom_type, g);

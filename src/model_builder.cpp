@@ -309,6 +309,7 @@ Model ModelBuilder::finalize() const {
         m.dof_jntid.push_back(m.njnt);
         m.dof_armature.push_back(js.armature);
         m.dof_damping.push_back(js.damping);
+        m.dof_frictionloss.push_back(js.frictionloss);
       }
       m.nq += joint_nq(js.type);
       m.nv += joint_nv(js.type);

@@ -450,6 +450,7 @@ void Simulator::step(int n) {
       const double t = time_;
       capturing_ = true;
       solver_->set_timing(false);
+      solver_->set_fp64_retry_paused(true);  // no host reads in a graph: replays step without it
       cuda::graph_begin_capture(stream);
       try {
         n_steps();
@@ -457,12 +458,14 @@ void Simulator::step(int n) {
         skip_contact_obs_ = false;
         capturing_ = false;
         solver_->set_timing(true);
+        solver_->set_fp64_retry_paused(false);
         cuda::graph_destroy(cuda::graph_end_capture(stream));
         throw;
       }
       exec = cuda::graph_end_capture(stream);
       capturing_ = false;
       solver_->set_timing(true);
+      solver_->set_fp64_retry_paused(false);
       graphs_.emplace_back(n, exec);
       time_ = t;
     }

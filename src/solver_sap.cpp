@@ -52,6 +52,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations
   }
   for (int e = 0; e < m.neq; ++e)
     if (m.eq_active[static_cast<std::size_t>(e)]) s.nhol += equality_rows(m.eq_type[static_cast<std::size_t>(e)]);
+  for (int i = 0; i < m.nv; ++i) s.nhol += m.dof_frictionloss[static_cast<std::size_t>(i)] > 0;  // dry friction
   for (int u = 0; u < m.nu; ++u)  // servos on tendons
     s.nhol += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
               m.actuator_tendonid[static_cast<std::size_t>(u)] >= 0;
@@ -60,7 +61,12 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations
 }  // namespace
 
 SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverOptions& options, int max_rigid_contact)
-    : model_(model), ctx_(ctx), nworld_(nworld), config_(options.resolve()), max_rigid_contact_(max_rigid_contact) {
+    : model_(model),
+      ctx_(ctx),
+      nworld_(nworld),
+      config_(options.resolve()),
+      max_rigid_contact_(max_rigid_contact),
+      options_(options) {
   if (max_rigid_contact < 0)
     throw std::invalid_argument("SolverSAP: max_rigid_contact must be >= 0, got " + std::to_string(max_rigid_contact));
   if (nworld <= 0) throw std::invalid_argument("SolverSAP: nworld must be positive, got " + std::to_string(nworld));
@@ -75,6 +81,8 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   launch_ = make_solver_launch(ctx);
   clock_ = ctx.make_clock(kNumPoints);
   rollout_ = make_rollout_launch(ctx);
+  fp64_retries_.assign(static_cast<std::size_t>(nworld), 0);
+  fp64_rescued_.assign(static_cast<std::size_t>(nworld), 0);
 }
 
 SolverSAP::~SolverSAP() = default;
@@ -92,6 +100,15 @@ std::vector<std::pair<std::string, long long>> SolverSAP::buffer_bytes_per_world
   return out;
 }
 
+bool SolverSAP::fp64_retry_active() const {
+  const SolverConfig& c = config_;
+  const bool any_f32 = c.free_motion_solve_precision == Precision::F32 ||
+                       c.contact_solve_precision == Precision::F32 ||
+                       c.contact_linear_solve_precision == Precision::F32 ||
+                       c.sap_contact_weight_precision == Precision::F32 || !c.use_f64_boundary_pose;
+  return c.fp64_retry && any_f32;
+}
+
 void SolverSAP::step(const State& in, State& out, const Control& control, const Contacts& contacts, double dt) {
   if (!(dt > 0)) throw std::invalid_argument("SolverSAP::step: dt must be positive, got " + std::to_string(dt));
   if (in.nworld() != nworld_ || out.nworld() != nworld_)
@@ -107,7 +124,68 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
         " per world, the solver was built for max_rigid_contact = " + std::to_string(max_rigid_contact_));
   if (contacts.capacity() > 0 && (contacts.nworld() != nworld_ || contacts.backend() != ctx_.backend()))
     throw std::invalid_argument("SolverSAP::step: contacts have another world count or backend than the solver");
+  if (!fp64_retry_active() || fp64_retry_paused_) {
+    step_once(in, out, control, contacts, dt);
+    return;
+  }
+  // The fp64 repeat needs the step's inputs: keep a copy when the step is in place.
+  const State* start = &in;
+  if (&in == &out) {
+    if (!start64_) start64_ = std::make_unique<State>(model_, nworld_, ctx_.backend());
+    start64_->copy_from(in);
+    start = start64_.get();
+  }
+  step_once(*start, out, control, contacts, dt);
+  retry_in_fp64(*start, out, control, contacts, dt);
+}
 
+// fp32 stages fail where the Newton system's condition number exceeds ~1/eps32 (a light link
+// in near-rigid contact: w ~ 1/m_link, R ~ beta^2 w / (4 pi^2), H = A + J^T R^-1 J). Such a
+// world repeats the same step (same state, controls, contacts and dt) with every stage in fp64;
+// its outcome replaces the fp32 one, with kStatusFp64Retry added to its status. The other
+// worlds are untouched (the fp64 solver steps only the failed worlds, into a trial state).
+void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& control, const Contacts& contacts,
+                              double dt) {
+  std::vector<int> st = status_.to_host();
+  std::vector<int> mask(static_cast<std::size_t>(nworld_), 0);
+  int nretry = 0;
+  for (std::size_t w = 0; w < mask.size(); ++w) {
+    mask[w] = !(st[w] & kStatusSkipped) && (st[w] & kStatusFp64RetryOn) ? 1 : 0;
+    nretry += mask[w];
+  }
+  if (nretry == 0) return;
+  if (!solver64_) {
+    SolverOptions o = options_;
+    for (const char* k : {"free_motion_solve_precision", "contact_solve_precision", "contact_linear_solve_precision",
+                          "sap_contact_weight_precision"})
+      set_solver_option(o, k, "fp64");
+    set_solver_option(o, "use_f64_boundary_pose", "true");
+    set_solver_option(o, "fp64_retry", "false");
+    solver64_ = std::make_unique<SolverSAP>(model_, ctx_, nworld_, o, max_rigid_contact_);
+    trial64_ = std::make_unique<State>(model_, nworld_, ctx_.backend());
+    retry_mask_.allocate(ctx_.backend(), static_cast<std::size_t>(nworld_));
+  }
+  solver64_->set_timing(false);
+  solver64_->set_world_model(world_model_);
+  retry_mask_.upload(mask);
+  solver64_->set_active_worlds(retry_mask_.data());
+  solver64_->step(in, *trial64_, control, contacts, dt);
+  solver64_->set_active_worlds(nullptr);
+  const std::vector<int> s64 = solver64_->world_status();
+  const State& trial = *trial64_;
+  rollout_->copy(nworld_, model_.nq, out.qpos.slab(), trial.qpos.slab(), retry_mask_.data());
+  rollout_->copy(nworld_, model_.nv, out.qvel.slab(), trial.qvel.slab(), retry_mask_.data());
+  for (std::size_t w = 0; w < mask.size(); ++w) {
+    if (!mask[w]) continue;
+    st[w] = s64[w] | kStatusFp64Retry;
+    ++fp64_retries_[w];
+    if (!(s64[w] & (kStatusFp64RetryOn | kStatusFailed))) ++fp64_rescued_[w];
+  }
+  status_.upload(st);
+}
+
+void SolverSAP::step_once(const State& in, State& out, const Control& control, const Contacts& contacts,
+                          double dt) {
   const ModelView m = storage_.view();
   const DataView d = data_.view();
   status_.zero();

@@ -86,6 +86,11 @@ struct UJoint {
   bool has_limit = false;
   double lower = 0, upper = 0;
   double damping = 0;
+  double friction = 0;  // <dynamics friction>: dry friction torque/force (frictionloss)
+  // <mimic joint multiplier offset>: q = multiplier q_joint + offset, onto the kEqJoint coupler
+  const XMLElement* mimic = nullptr;
+  std::string mimic_joint;
+  double mimic_multiplier = 1, mimic_offset = 0;
 };
 
 class UrdfImporter {
@@ -266,7 +271,10 @@ class UrdfImporter {
     j.parent = required(p, "link");
     j.child = required(c, "link");
     j.origin = origin(e);
-    if (const XMLElement* a = e->FirstChildElement("axis")) {
+    // The axis of a fixed (or floating/planar-as-fixed) joint has no meaning; valid URDFs give
+    // <axis xyz="0 0 0"/> there (Go2, iCub, TIAGo), so it is only read for joints with one dof.
+    const bool has_axis = j.type == "revolute" || j.type == "continuous" || j.type == "prismatic";
+    if (const XMLElement* a = has_axis ? e->FirstChildElement("axis") : nullptr) {
       if (!import::read_fixed(path_, a, "xyz", 3, j.axis.data())) fail(where(a), "<axis> needs 'xyz'");
       const double n = norm(vec3(j.axis));
       if (!(n > 1e-12)) fail(where(a), "joint axis must be non-zero");
@@ -283,11 +291,19 @@ class UrdfImporter {
     if (const XMLElement* d = e->FirstChildElement("dynamics")) {
       j.damping = number(d, "damping", 0);
       if (j.damping < 0) fail(where(d), "damping must be non-negative");
-      if (number(d, "friction", 0) != 0)
-        unsupported(d, "joint friction", "dry joint friction has no counterpart in the model");
+      j.friction = number(d, "friction", 0);
+      if (j.friction < 0) fail(where(d), "friction must be non-negative");
     }
-    if (e->FirstChildElement("mimic"))
-      unsupported(e->FirstChildElement("mimic"), "<mimic>", "coupled joints have no counterpart in the model");
+    if (const XMLElement* mi = e->FirstChildElement("mimic")) {
+      if (!has_axis) {  // a fixed (or floating/planar) joint has no coordinate to couple (TALOS's grippers)
+        rep_.warn("mimic-fixed", where(mi), "<mimic> of a " + j.type + " joint ignored: it has no coordinate to couple");
+      } else {
+        j.mimic = mi;
+      j.mimic_joint = required(mi, "joint");
+      j.mimic_multiplier = number(mi, "multiplier", 1.0);
+      j.mimic_offset = number(mi, "offset", 0.0);
+      }
+    }
     if (j.type == "planar")
       unsupported(e, "planar joint", "planar joints have no counterpart in the model (treated as fixed)");
     if (j.type == "revolute" || j.type == "prismatic") {
@@ -423,6 +439,7 @@ class UrdfImporter {
       JointSpec s;
       s.name = prefixed(j.name);
       s.damping = j.damping;
+      s.frictionloss = j.friction;  // dry friction: SAP box row (docs/sap-math.md §13)
       if (j.type == "floating") {
         if (b.parent != 0)
           fail(where(j.el), "joint '" + j.name + "': a floating joint must attach a link to the world");
@@ -434,6 +451,34 @@ class UrdfImporter {
         s.range = {j.lower, j.upper};
       }
       builder_.add_joint(l.builder_index, s);
+    }
+
+    // <mimic>: q_j = multiplier q_m + offset, MuJoCo's joint equality with polycoef
+    // (offset, multiplier) about qpos0 = 0 (URDF joints have zero reference positions).
+    for (const UJoint& j : joints_) {
+      if (!j.mimic) continue;
+      const int me = builder_.find_joint(prefixed(j.name));
+      const int other = builder_.find_joint(prefixed(j.mimic_joint));
+      if (other < 0) {
+        bool exists = false;
+        for (const UJoint& k : joints_) exists = exists || k.name == j.mimic_joint;
+        const std::string why = "joint '" + j.name + "': <mimic> joint '" + j.mimic_joint + "' " +
+                                (exists ? "has no degree of freedom (fixed)" : "does not exist");
+        if (!opt_.drop_unsupported) fail(where(j.mimic), why + " (ImportOptions::drop_unsupported drops the <mimic>)");
+        rep_.warn("dropped:mimic-target", where(j.mimic), "<mimic> dropped: " + why);
+        continue;
+      }
+      if (other == me) fail(where(j.mimic), "joint '" + j.name + "': <mimic> of itself");
+      const JointSpec& os = builder_.joint(other);
+      if (os.type != kJointHinge && os.type != kJointSlide)
+        fail(where(j.mimic), "joint '" + j.name + "': <mimic> joint '" + j.mimic_joint + "' must have one dof");
+      EqualitySpec eq;
+      eq.name = prefixed(j.name + "_mimic");
+      eq.type = kEqJoint;
+      eq.obj1 = me;
+      eq.obj2 = other;
+      eq.polycoef = {j.mimic_offset, j.mimic_multiplier, 0, 0, 0};
+      builder_.add_equality(eq);
     }
 
     // Geoms with the contact rule of docs/model-import.md (MuJoCo's default solref 0.02 1); the

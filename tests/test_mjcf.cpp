@@ -643,8 +643,8 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "model.xml:4: <inertial> needs a 'mass'"},
       {"<mujoco>\n<worldbody>\n<body quat=\"1 0 0 0\" euler=\"0 0 0\"/>\n</worldbody>\n</mujoco>",
        "model.xml:3: more than one orientation given"},
-      {"<mujoco>\n<worldbody>\n<body>\n<joint frictionloss=\"0.1\"/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n</mujoco>",
-       "model.xml:4: joint frictionloss is not supported"},
+      {"<mujoco>\n<worldbody>\n<body>\n<joint frictionloss=\"-0.1\"/>\n<geom size=\"1\"/>\n</body>\n</worldbody>\n</mujoco>",
+       "model.xml:4: joint frictionloss must be non-negative"},
       {"<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"capsule\" size=\"0.1\"/>\n</body>\n</worldbody>\n</mujoco>",
        "model.xml:5: capsule geom: size[1] must be positive"},
       {"<mujoco>\n<worldbody>\n<body><joint/><geom size=\"1\"/></body>\n</worldbody>\n<keyframe>\n"
@@ -685,6 +685,28 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
     } catch (const std::runtime_error& e) {
       EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << "got: " << e.what();
     }
+  }
+}
+
+// MuJoCo accepts included files whose root is <mujocoinclude> (Adroit hands, Franka kitchen);
+// a main file must still be <mujoco>.
+TEST(Mjcf, IncludedFileMayHaveAMujocoincludeRoot) {
+  TempDir dir("mjcf");
+  dir.write("parts.xml", "<mujocoinclude>\n<body name=\"b\" pos=\"0 0 1\">\n<joint type=\"hinge\"/>\n"
+                         "<geom type=\"sphere\" size=\"0.1\"/>\n</body>\n</mujocoinclude>");
+  dir.write("main.xml", "<mujoco>\n<worldbody>\n<include file=\"parts.xml\"/>\n</worldbody>\n</mujoco>");
+  const sap::Model m = sap::load_mjcf(dir.path() + "/main.xml");
+  EXPECT_EQ(m.nbody, 2);
+  EXPECT_EQ(m.body_names[1], "b");
+  EXPECT_EQ(m.njnt, 1);
+  dir.write("top.xml", "<mujocoinclude>\n<worldbody/>\n</mujocoinclude>");
+  try {
+    sap::load_mjcf(dir.path() + "/top.xml");
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("top.xml:1: expected a <mujoco> root element, got <mujocoinclude>"),
+              std::string::npos)
+        << e.what();
   }
 }
 

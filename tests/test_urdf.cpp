@@ -1,6 +1,6 @@
 // URDF importer: link frames from joint origins (rpy = fixed-axis roll, pitch, yaw), joint
 // types and limits, inertials rotated into the link frame, collision primitives (full sizes
-// halved), meshes skipped and counted, floating base, errors with file:line. Expected values
+// halved), collision meshes an error unless dropped, <mimic> couplers, fixed joints' axes ignored, floating base, errors with file:line. Expected values
 // are analytic (rotation algebra, pendulum dynamics).
 #include <gtest/gtest.h>
 
@@ -13,7 +13,9 @@
 
 #include "import_test_util.hpp"
 #include "sap/dynamics.hpp"
+#include "sap/contacts.hpp"
 #include "sap/mjcf.hpp"
+#include "sap/solver_sap.hpp"
 
 namespace {
 
@@ -96,7 +98,9 @@ const char* kArm = R"(<?xml version="1.0"?>
 
 TEST(Urdf, LinksJointsInertialsAndCollisions) {
   sap::ImportReport report;
-  const sap::Model m = load(kArm, &report);
+  sap::ImportOptions drop;
+  drop.drop_unsupported = true;  // the collision meshes
+  const sap::Model m = load(kArm, &report, drop);
   ASSERT_EQ(m.nbody, 6);  // world + 5 links, depth first in joint order
   EXPECT_EQ(m.body_names[1], "base");
   EXPECT_EQ(m.body_names[2], "upper");
@@ -166,7 +170,9 @@ TEST(Urdf, LinksJointsInertialsAndCollisions) {
 }
 
 TEST(Urdf, FloatingBaseAndWorldLink) {
-  const sap::Model f = load(kArm, nullptr, {}, /*floating=*/true);
+  sap::ImportOptions drop;
+  drop.drop_unsupported = true;  // the collision meshes
+  const sap::Model f = load(kArm, nullptr, drop, /*floating=*/true);
   EXPECT_EQ(f.jnt_type[0], sap::kJointFree);
   EXPECT_EQ(f.nq, 7 + 3);
   EXPECT_EQ(f.nv, 6 + 3);
@@ -209,26 +215,179 @@ TEST(Urdf, UnsupportedJointsAreRejectedOrDropped) {
   const std::string xml = R"(<robot name="r">
   <link name="a"/>
   <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="j" type="continuous">
+  <joint name="j" type="planar">
     <parent link="a"/><child link="b"/>
-    <dynamics damping="0.1" friction="0.5"/>
-    <mimic joint="other"/>
   </joint>
 </robot>)";
   try {
     load(xml);
     ADD_FAILURE() << "expected an error";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("robot.urdf:6: joint friction is not supported"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:4: planar joint is not supported"), std::string::npos)
         << e.what();
   }
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
   sap::ImportReport report;
   const sap::Model m = load(xml, &report, opt);
-  EXPECT_EQ(m.njnt, 1);
-  EXPECT_TRUE(has_warning(report, "robot.urdf:6: joint friction dropped"));
-  EXPECT_TRUE(has_warning(report, "robot.urdf:7: <mimic> dropped"));
+  EXPECT_EQ(m.njnt, 0);
+  EXPECT_TRUE(has_warning(report, "robot.urdf:4: planar joint dropped"));
+}
+
+// <dynamics friction> is the joint's dry friction (dof_frictionloss, a SAP box row).
+TEST(Urdf, JointFrictionIsFrictionloss) {
+  const sap::Model m = load(R"(<robot name="r">
+  <link name="a"/>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous">
+    <parent link="a"/><child link="b"/>
+    <dynamics damping="0.1" friction="0.5"/>
+  </joint>
+</robot>)");
+  ASSERT_EQ(m.nv, 1);
+  EXPECT_DOUBLE_EQ(m.dof_damping[0], 0.1);
+  EXPECT_DOUBLE_EQ(m.dof_frictionloss[0], 0.5);
+}
+
+TEST(Urdf, CollisionMeshIsAnErrorUnlessDropped) {
+  try {
+    load(kArm);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:15: collision <mesh> is not supported"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Valid URDF gives fixed joints an axis of zero length (Go2, iCub, TIAGo): it has no meaning there.
+TEST(Urdf, FixedJointIgnoresItsAxis) {
+  const sap::Model m = load(R"(<robot name="r">
+  <link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="weld" type="fixed"><parent link="a"/><child link="b"/><origin xyz="0 0 1"/><axis xyz="0 0 0"/></joint>
+</robot>)", nullptr, {}, /*floating=*/true);
+  EXPECT_EQ(m.njnt, 1);  // the floating base only
+  EXPECT_EQ(m.nv, 6);
+}
+
+// <mimic joint multiplier offset>: q_follower = multiplier q_leader + offset, the kEqJoint
+// coupler of docs/sap-math.md §12 with polycoef (offset, multiplier). Driven through the leader,
+// the follower tracks it (the coupler is near-rigid).
+TEST(Urdf, MimicBecomesAJointCoupler) {
+  const std::string inertial =
+      R"(<inertial><origin xyz="0 0 -0.3"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>)";
+  const sap::Model m = load(R"(<robot name="gripper">
+  <link name="world"/>
+  <link name="left">)" + inertial + R"(</link>
+  <link name="right">)" + inertial + R"(</link>
+  <joint name="lead" type="continuous"><parent link="world"/><child link="left"/><axis xyz="0 1 0"/></joint>
+  <joint name="follow" type="revolute"><parent link="world"/><child link="right"/><origin xyz="1 0 0"/>
+    <axis xyz="0 1 0"/><limit lower="-3" upper="3"/>
+    <mimic joint="lead" multiplier="-0.5" offset="0.1"/></joint>
+</robot>)");
+  ASSERT_EQ(m.neq, 1);
+  EXPECT_EQ(m.eq_type[0], sap::kEqJoint);
+  EXPECT_EQ(m.eq_obj1id[0], m.joint_id("follow"));
+  EXPECT_EQ(m.eq_obj2id[0], m.joint_id("lead"));
+  EXPECT_DOUBLE_EQ(m.eq_data[0], 0.1);
+  EXPECT_DOUBLE_EQ(m.eq_data[1], -0.5);
+  EXPECT_EQ(m.eq_names[0], "follow_mimic");
+
+  // Physics: start the leader at 0.6 rad with the follower where the coupler wants it, release;
+  // both swing under gravity and the follower keeps q_f = -0.5 q_l + 0.1.
+  sap::Context ctx(sap::Backend::CPU, 1);
+  sap::SolverSAP solver(m, ctx, 1);
+  sap::State a(m, 1, sap::Backend::CPU), b(m, 1, sap::Backend::CPU);
+  sap::Control control(m, 1, sap::Backend::CPU);
+  sap::Contacts none(1, 0, sap::Backend::CPU);
+  const int lead = m.jnt_qposadr[static_cast<std::size_t>(m.joint_id("lead"))];
+  const int follow = m.jnt_qposadr[static_cast<std::size_t>(m.joint_id("follow"))];
+  std::vector<double> q(2, 0.0), v(2, 0.0);
+  q[static_cast<std::size_t>(lead)] = 0.6;
+  q[static_cast<std::size_t>(follow)] = -0.5 * 0.6 + 0.1;
+  a.qpos.world_from_host(0, q.data());
+  a.qvel.world_from_host(0, v.data());
+  double max_violation = 0, min_lead = 1;
+  for (int i = 0; i < 500; ++i) {
+    solver.step(a, b, control, none, 1e-3);
+    std::swap(a, b);
+    const std::vector<double> qs = a.qpos.world_to_host(0);
+    max_violation = std::max(max_violation, std::abs(qs[static_cast<std::size_t>(follow)] -
+                                                     (-0.5 * qs[static_cast<std::size_t>(lead)] + 0.1)));
+    min_lead = std::min(min_lead, qs[static_cast<std::size_t>(lead)]);
+  }
+  EXPECT_LT(min_lead, 0.3);  // it swung
+  EXPECT_LT(max_violation, 1e-3);
+
+  // Errors name the file and line.
+  for (const auto& [mimic, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"<mimic joint=\"nope\"/>", "joint 'j': <mimic> joint 'nope' does not exist"},
+           {"<mimic/>", "<mimic> needs a 'joint' attribute"}}) {
+    try {
+      load("<robot name=\"r\">\n<link name=\"world\"/>\n<link name=\"b\">" + inertial +
+           "</link>\n<joint name=\"j\" type=\"continuous\"><parent link=\"world\"/><child link=\"b\"/>\n" + mimic +
+           "\n</joint>\n</robot>");
+      ADD_FAILURE() << "expected an error: " << expected;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("robot.urdf:5: " + expected), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Notes grouped by kind with summed counts; dropped elements first (sap_bench prints them so).
+TEST(Urdf, NotesAreGroupedByKind) {
+  sap::ImportReport report;
+  sap::ImportOptions drop;
+  drop.drop_unsupported = true;
+  load(kArm, &report, drop);
+  std::vector<std::string> notes = report.warnings;
+  notes.push_back("scene.json: /assets/1: importer: /x/other.urdf:3: <visual> ignored: no effect on the dynamics");
+  const std::vector<sap::NoteGroup> g = sap::group_notes(notes);
+  ASSERT_GE(g.size(), 3u);
+  EXPECT_EQ(g[0].kind, "collision <mesh> dropped: meshes are not supported as collision shapes");
+  EXPECT_EQ(g[0].count, 2);
+  bool visual = false;
+  for (const sap::NoteGroup& k : g)
+    if (k.kind == "<visual> ignored: no effect on the dynamics") {
+      visual = true;
+      EXPECT_GE(k.count, 2);  // this file's and the other asset's
+    }
+  EXPECT_TRUE(visual);
+}
+
+// A <mimic> on a fixed joint has nothing to couple (TALOS's grippers): warned and ignored. A
+// <mimic> of a joint that does not exist (Alex's psyonic hands) is an error, or dropped.
+TEST(Urdf, MimicOnAFixedJointOrOfAMissingJoint) {
+  const std::string inertial =
+      R"(<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>)";
+  sap::ImportReport report;
+  const sap::Model m = load(R"(<robot name="r">
+  <link name="world"/><link name="a">)" + inertial + R"(</link><link name="b">)" + inertial + R"(</link>
+  <joint name="j" type="continuous"><parent link="world"/><child link="a"/></joint>
+  <joint name="k" type="fixed"><parent link="a"/><child link="b"/>
+    <mimic joint="j"/></joint>
+</robot>)",
+                            &report);
+  EXPECT_EQ(m.neq, 0);
+  EXPECT_TRUE(has_warning(report, "robot.urdf:5: <mimic> of a fixed joint ignored"));
+  const std::string missing = R"(<robot name="r">
+  <link name="world"/><link name="a">)" + inertial + R"(</link>
+  <joint name="j" type="continuous"><parent link="world"/><child link="a"/>
+    <mimic joint="index_q1"/></joint>
+</robot>)";
+  try {
+    load(missing);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:4: joint 'j': <mimic> joint 'index_q1' does not exist"),
+              std::string::npos)
+        << e.what();
+  }
+  sap::ImportOptions drop;
+  drop.drop_unsupported = true;
+  sap::ImportReport dropped;
+  EXPECT_EQ(load(missing, &dropped, drop).neq, 0);
+  EXPECT_TRUE(has_warning(dropped, "robot.urdf:4: <mimic> dropped: joint 'j': <mimic> joint 'index_q1' does not exist"));
 }
 
 TEST(Urdf, ErrorsNameFileAndLine) {

@@ -21,6 +21,17 @@ struct ImportReport {
   std::vector<Keyframe> keyframes;
 };
 
+// Notes (ImportReport::warnings, Scene::warnings) grouped by kind: the text without its
+// location and " (N occurrences)" suffix; count sums the occurrences; first is the first note
+// of the kind as written. Kinds that drop elements ("... dropped: ...") come first, then by
+// decreasing count.
+struct NoteGroup {
+  std::string kind;
+  int count = 0;
+  std::string first;
+};
+std::vector<NoteGroup> group_notes(const std::vector<std::string>& notes);
+
 struct ImportOptions {
   // Contact material for geoms whose solref the file leaves unset (all URDF geoms); otherwise
   // k and tau_d follow the solref/mass rule of docs/model-import.md ("Contact parameters").

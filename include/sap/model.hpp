@@ -108,6 +108,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(dof_parentid, int, nv) /* previous dof on the path to the root, -1 at a root */ \
   X(dof_armature, double, nv)                                                   \
   X(dof_damping, double, nv)                                                    \
+  X(dof_frictionloss, double, nv) /* dry friction f: |impulse| <= h f (SAP box row) */ \
   /* default configuration */                                                   \
   X(qpos0, double, nq)                                                          \
   /* geoms */                                                                   \

@@ -37,6 +37,7 @@ struct JointSpec {
   bool limited = false;
   std::array<double, 2> range{0, 0};
   double armature = 0, damping = 0, stiffness = 0, springref = 0;
+  double frictionloss = 0;  // dry friction (N m or N) on each dof of the joint: a SAP box row
 };
 
 struct GeomSpec {

@@ -170,7 +170,10 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
   X(limit_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of joint-limit rows")              \
   X(pd_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0", "beta of the implicit PD rows' gain clamp")  \
   X(equality_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0",                                       \
-    "beta of equality-constraint rows (coupler, connect, weld; Drake's)")
+    "beta of equality-constraint rows (coupler, connect, weld; Drake's)")                                     \
+  /* Robustness */                                                                                            \
+  X(fp64_retry, bool, true, SAP_ANY_VALUE, "",                                                                 \
+    "a world whose step with fp32 stages fails (factorisation, line search) repeats it in fp64 (docs/solver.md)")
 // clang-format on
 
 // Machine epsilon of a precision (the slop default scales with it).

@@ -74,6 +74,15 @@ class SolverSAP {
   const WorldModelView& world_model() const { return world_model_; }
   // Stage clocks on (default) or off (off while a CUDA graph is captured).
   void set_timing(bool on) { timing_ = on; }
+  // The fp64 repeat of failed fp32 steps (option fp64_retry) reads the status on the host after
+  // each step; the simulator pauses it while a CUDA graph is captured (no host reads there).
+  void set_fp64_retry_paused(bool paused) { fp64_retry_paused_ = paused; }
+  // True when the option is on and some stage runs in fp32 (otherwise there is nothing to retry).
+  bool fp64_retry_active() const;
+  // Per world since construction (host): steps repeated in fp64, and those whose fp64 repeat
+  // succeeded (no bit of kStatusFp64RetryOn and not kStatusFailed).
+  const std::vector<int>& fp64_retries() const { return fp64_retries_; }
+  const std::vector<int>& fp64_rescued() const { return fp64_rescued_; }
   // Per-world status of the last step on the solver's backend (no copy, no sync).
   const int* status_data() const { return status_.data(); }
 
@@ -120,6 +129,16 @@ class SolverSAP {
   const int* active_ = nullptr;
   bool timing_ = true;
   bool timed_ = false;
+  // fp64 retry (fp64_retry): the same step with every stage in fp64, for the failed worlds only.
+  SolverOptions options_;
+  std::unique_ptr<SolverSAP> solver64_;
+  std::unique_ptr<State> start64_, trial64_;
+  Buffer<int> retry_mask_;
+  bool fp64_retry_paused_ = false;
+  std::vector<int> fp64_retries_, fp64_rescued_;
+  void step_once(const State& state_in, State& state_out, const Control& control, const Contacts& contacts, double dt);
+  void retry_in_fp64(const State& state_in, State& state_out, const Control& control, const Contacts& contacts,
+                     double dt);
 };
 
 }  // namespace sap

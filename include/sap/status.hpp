@@ -14,7 +14,13 @@ enum WorldStatusBits : int {
   kStatusFactorizationFailed = 1 << 4,  // a dense Cholesky met a non-positive pivot
   kStatusNotDescent = 1 << 5,           // the Newton direction did not decrease the cost
   kStatusSkipped = 1 << 6,              // not stepped on purpose (retry sub-steps of other worlds)
+  // The step's fp32 stages failed (factorisation or line search) and the step was repeated in
+  // fp64 (solver option fp64_retry); the other bits are those of the fp64 step.
+  kStatusFp64Retry = 1 << 7,
 };
+
+// Bits of an fp32 step that make SolverSAP repeat it in fp64 (fp64_retry).
+constexpr int kStatusFp64RetryOn = kStatusFactorizationFailed | kStatusLineSearchFailed;
 
 // Bits after which a world's step is rejected (state_out = state_in for that world). Skipped
 // worlds keep their state the same way; they are never counted as failures (kStatusFailed).
@@ -34,6 +40,7 @@ inline std::string status_string(int s) {
   add(kStatusFactorizationFailed, "factorization_failed");
   add(kStatusNotDescent, "not_descent");
   add(kStatusSkipped, "skipped");
+  add(kStatusFp64Retry, "fp64_retry");
   return r;
 }
 

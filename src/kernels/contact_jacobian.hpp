@@ -518,6 +518,17 @@ struct ConstraintSetupKernel {
       for (int k = 0; k < nk; ++k) put_holonomic_params(w, n + k, R, -g[k] / (h + tau), -inf, inf);
       n += nk;
     }
+    // Dry joint friction (dof_frictionloss f > 0): a box row on vc = v_dof with |gamma| <= h f,
+    // R = sigma / A_jj (friction_loss_params; docs/sap-math.md §13).
+    for (int dof = 0; dof < m.nv && n < cap; ++dof) {
+      const double f = m.dof_frictionloss[dof];
+      if (!(f > 0)) continue;
+      s.hol_jac_n(w)[n] = 0;
+      insert_holonomic_entry(w, n, dof, 1.0);
+      double R, lo, hi;
+      friction_loss_params<double>(h, f, p.config.sigma, 1.0 / A[dof * ld + dof], &R, &lo, &hi);
+      n = put_holonomic_params(w, n, R, 0.0, lo, hi);
+    }
     // Servos on fixed tendons: the PD row of setup_pd on the tendon length L = J_t q, vc = J_t v;
     // the gain clamp uses the tendon's effective mass 1/w, w = sum c^2 / A_jj.
     for (int u = 0; u < m.nu && n < cap; ++u) {

@@ -251,6 +251,20 @@ SAP_HDI S holonomic_row(S R, S v_hat, S lo, S hi, S vc, S* gamma_out, S* G_out) 
   return R * (g * y - S(0.5) * g * g);
 }
 
+// Dry friction on one dof (joint frictionloss f; MuJoCo's frictionloss, a box-constrained row):
+// the 1-D "friction" constraint vc = v_dof, v_hat = 0, impulse bounds |gamma| <= h f, regularised
+// like the contacts' friction, R = sigma w with the diagonal Delassus estimate w = 1 / A_jj
+// (docs/sap-math.md §13). The row is a holonomic_row (kHolKindBox):
+//   stiction |vc| < R h f:  gamma = -vc / R,        l = vc^2 / (2 R),        G = 1/R
+//   sliding  vc >= R h f:   gamma = -h f,           l = h f vc - R (h f)^2/2, G = 0   (and mirrored)
+// so a dof held by a torque below f creeps at |v| = R |tau| h (the regularisation's creep).
+template <class S>
+SAP_HDI void friction_loss_params(S h, S f, S sigma, S w, S* R, S* lo, S* hi) {
+  *R = sigma * w;
+  *lo = -h * f;
+  *hi = h * f;
+}
+
 // Regularisation of a holonomic row with Delassus weight w (docs/sap-math.md §12.2): the compliant
 // value R_c = 1 / (h k (h + tau_d)) (0 for a rigid constraint, k = inf) floored at the
 // near-rigid value beta^2 / (4 pi^2) w; a floored row uses the relaxation time tau_d = h in its
