@@ -325,6 +325,8 @@ struct ConvexQuery {
   S dist;                // signed core distance
   int status;            // 0 no contact (beyond the margin), 1 contact, -1 failure
   bool converged;        // EPA stopped on its tolerance (not on its capacity)
+  Vec3<S> alt[2];        // EPA: normals of the next nearest faces (other starts for the polish)
+  int nalt;
 };
 
 template <class S>
@@ -345,11 +347,12 @@ SAP_HDI S support_gap(const ConvexShape<S>& A, const ConvexShape<S>& B, const Ve
   return dot(b - a, m);
 }
 
+// Local descent of h_D on the unit sphere from m (see above); returns h_D at the end.
 template <class S>
-SAP_HD void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B, ConvexQuery<S>& q) {
-  Vec3<S> m = -q.normal, a, b;
+SAP_HD S polish_direction(const ConvexShape<S>& A, const ConvexShape<S>& B, Vec3<S>& m, Vec3<S>& a, Vec3<S>& b,
+                          bool& moved) {
   S f = support_gap(A, B, m, a, b);
-  bool moved = false;
+  moved = false;
   S delta = S(0.1);
   const S min_delta = sizeof(S) == 4 ? S(1e-3) : S(1e-6);
   for (int it = 0; it < 40 && delta > min_delta; ++it) {
@@ -373,6 +376,22 @@ SAP_HD void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B,
     moved = moved || improved;
     if (!improved) delta *= S(0.25);
   }
+  return f;
+}
+
+// h_D is not convex on the sphere (a cylinder's rim and its cap are separate basins): the
+// descent starts from EPA's nearest face and from the next two, and the lowest end wins.
+template <class S>
+SAP_HD void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B, ConvexQuery<S>& q) {
+  Vec3<S> m = -q.normal, a, b;
+  bool moved;
+  S f = polish_direction(A, B, m, a, b, moved);
+  for (int k = 0; k < q.nalt; ++k) {
+    Vec3<S> mk = q.alt[k], ak, bk;
+    bool mv;
+    const S fk = polish_direction(A, B, mk, ak, bk, mv);
+    if (fk < f) f = fk, m = mk, a = ak, b = bk, moved = true;
+  }
   if (!moved) return;  // EPA's answer stands (a kink: face contact of polyhedral parts)
   q.normal = -m;
   q.dist = -f;
@@ -387,6 +406,8 @@ SAP_HD ConvexQuery<S> convex_query(const ConvexShape<S>& A, const ConvexShape<S>
   ConvexQuery<S> q;
   q.status = 0;
   q.dist = ScalarTraits<S>::huge;
+  q.converged = true;
+  q.nalt = 0;
   const Vec3<S> ca = A.type == kConvexPoints ? A.pts[0] : A.frame->pos;
   const Vec3<S> cb = B.type == kConvexPoints ? B.pts[0] : B.frame->pos;
   Vec3<S> v = cb - ca;
@@ -594,6 +615,18 @@ SAP_HD bool epa(const ConvexShape<S>& A, const ConvexShape<S>& B, GjkSimplex<S>&
   best = 0;
   for (int f = 1; f < nf; ++f)
     if (face[f].d < face[best].d) best = f;
+  // The next two nearest faces whose normals differ from the best by more than ~8 degrees.
+  q.nalt = 0;
+  for (int k = 0; k < 2; ++k) {
+    int alt = -1;
+    for (int f = 0; f < nf; ++f) {
+      if (f == best || !(face[f].d < ScalarTraits<S>::huge) || dot(face[f].n, face[best].n) > S(0.99)) continue;
+      if (k == 1 && dot(face[f].n, q.alt[0]) > S(0.99)) continue;
+      if (alt < 0 || face[f].d < face[alt].d) alt = f;
+    }
+    if (alt < 0) break;
+    q.alt[q.nalt++] = face[alt].n;
+  }
   const EpaFace<S>& F = face[best];
   if (!(F.d < ScalarTraits<S>::huge)) return false;
   // Barycentric coordinates of p = d n on the face (areas of the sub-triangles, clamped).
@@ -791,22 +824,43 @@ SAP_HD int reduce_manifold(const Vec3<S>* x, const S* phi, int np, const Vec3<S>
 template <class S>
 SAP_HD int convex_manifold(const ConvexShape<S>& A, const ConvexShape<S>& B, const ConvexQuery<S>& q, S margin,
                            ContactGeom<S>* out) {
-  const Vec3<S> n = q.normal;
+  Vec3<S> n = q.normal;
   const S ra = core_radius(A), rb = core_radius(B);
-  const Vec3<S> x0 = q.a + ra * n, x1 = q.b - rb * n;
+  Vec3<S> x0 = q.a + ra * n, x1 = q.b - rb * n;
+  const S phi = q.dist - ra - rb;
   Vec3<S> fa[kMaxFeature], fb[kMaxFeature];
   const int na = support_feature(A, n, fa);
   const int nb = support_feature(B, -n, fb);
+  // Single contact: the witnesses sit where the features meet. A unique extreme point (vertex,
+  // sphere, ellipsoid, rim point) anchors the contact and the other witness is offset by phi
+  // along n; crossing edges meet at their closest points; otherwise GJK/EPA's witnesses.
+  if (na == 1) x0 = fa[0], x1 = fa[0] + phi * n;
+  else if (nb == 1) x1 = fb[0], x0 = fb[0] - phi * n;
+  else if (na == 2 && nb == 2) {
+    S s, t;
+    closest_segment_segment(fa[0], fa[1] - fa[0], fb[0], fb[1] - fb[0], s, t);
+    const Vec3<S> mid = S(0.5) * (fa[0] + s * (fa[1] - fa[0]) + fb[0] + t * (fb[1] - fb[0]));
+    x0 = mid - (S(0.5) * phi) * n, x1 = mid + (S(0.5) * phi) * n;
+  }
   const bool parallel_edges =
       na == 2 && nb == 2 &&
       norm(cross(normalized(fa[1] - fa[0]), normalized(fb[1] - fb[0]))) < feature_sin<S>();
   if (!((na >= 3 && nb >= 2) || (nb >= 3 && na >= 2) || parallel_edges))
     return emit_contact(x0, x1, n, margin, out);
-  // Reference: the feature with more points (A on ties); the other one is clipped to it.
+  // Reference (patch): the feature with more points (A on ties); the other one is clipped to it.
   const bool ref_is_a = na >= nb;
   const Vec3<S>* ref = ref_is_a ? fa : fb;
   const Vec3<S>* inc = ref_is_a ? fb : fa;
   const int nr = ref_is_a ? na : nb, ni = ref_is_a ? nb : na;
+  // A reference face sets the normal (Newell's polygon normal, on n's side), as box-box's face
+  // axes and MuJoCo's multi-contact do: the patch's depths are measured along it.
+  if (nr >= 3) {
+    Vec3<S> nf = Vec3<S>::zero();
+    for (int i = 0; i < nr; ++i) nf += cross(ref[i], ref[(i + 1) % nr]);
+    nf = normalized(nf);
+    if (dot(nf, n) < S(0)) nf = -nf;
+    if (dot(nf, n) > S(0.9)) n = nf;
+  }
   // Support planes: A's extreme along n (h_a), B's extreme along -n (h_b).
   S h_a = dot(fa[0], n), h_b = dot(fb[0], n);
   for (int i = 1; i < na; ++i) h_a = max_(h_a, dot(fa[i], n));
@@ -888,7 +942,7 @@ SAP_HD int convex_manifold(const ConvexShape<S>& A, const ConvexShape<S>& B, con
     const Vec3<S> y1 = ref_is_a ? p : p + ph * n;
     k += emit_contact(y0, y1, n, margin, out + k);
   }
-  if (k == 0) return emit_contact(x0, x1, n, margin, out);
+  if (k == 0) return emit_contact(x0, x1, q.normal, margin, out);
   return k;
 }
 
