@@ -48,7 +48,7 @@ SAP_HDI double floor_s(double x) { return ::floor(x); }
 
 template <class S>
 SAP_HDI S gjk_rel_tol() {
-  return sizeof(S) == 4 ? S(2e-5) : S(1e-10);
+  return sizeof(S) == 4 ? S(1e-5) : S(1e-10);
 }
 
 // One convex operand of GJK/EPA: a geom (type, frame) or a world point set.
@@ -276,6 +276,18 @@ SAP_HD bool simplex_closest(GjkSimplex<S>& sx) {
     }
     return true;
   }
+  // A flat tetrahedron (the new vertex in the plane of the other three, up to rounding) has no
+  // inside: drop the new vertex and keep the triangle's answer (GJK then stops: no progress).
+  {
+    const Vec3<S> e1 = sx.w[1] - sx.w[0], e2 = sx.w[2] - sx.w[0], e3 = sx.w[3] - sx.w[0];
+    const S vol = abs_(dot(cross(e1, e2), e3));
+    const S ext = max_(squared_norm(e1), max_(squared_norm(e2), squared_norm(e3)));
+    if (!(vol > S(100) * ScalarTraits<S>::eps * ext * sqrt_(ext))) {
+      sx.n = 3;
+      simplex_closest(sx);
+      return true;
+    }
+  }
   // Tetrahedron: the faces whose plane separates the origin from the opposite vertex.
   const int face[4][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 3, 2, 0}};
   S best = ScalarTraits<S>::huge;
@@ -354,7 +366,7 @@ SAP_HD S polish_direction(const ConvexShape<S>& A, const ConvexShape<S>& B, Vec3
   S f = support_gap(A, B, m, a, b);
   moved = false;
   S delta = S(0.1);
-  const S min_delta = sizeof(S) == 4 ? S(1e-3) : S(1e-6);
+  const S min_delta = sizeof(S) == 4 ? S(1e-4) : S(1e-6);
   for (int it = 0; it < 40 && delta > min_delta; ++it) {
     Vec3<S> t[2];
     orthonormal_basis(m, t[0], t[1]);
@@ -511,7 +523,7 @@ SAP_HDI void epa_make_face(const Vec3<S>* w, const Vec3<S>& inner, int i0, int i
 // GJK stopped on |v| ~ 0) and expands it. Returns false when D is flat (no tetrahedron).
 template <class S>
 SAP_HD bool epa(const ConvexShape<S>& A, const ConvexShape<S>& B, GjkSimplex<S>& sx, S scale, ConvexQuery<S>& q) {
-  const S tiny = S(100) * gjk_rel_tol<S>() * scale;
+  const S tiny = (sizeof(S) == 4 ? S(10) : S(100)) * gjk_rel_tol<S>() * scale;
   // Complete the simplex.
   for (int guard = 0; guard < 3 && sx.n < 4; ++guard) {
     Vec3<S> dirs[6];
