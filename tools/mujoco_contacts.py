@@ -195,7 +195,8 @@ class Pair:
             d.qpos[:] = qpos
             mujoco.mj_kinematics(m, d)
             mujoco.mj_collision(m, d)
-        return {"name": name, "geoms": geoms, "contacts": contacts, "mujoco_separates": consistent}
+        return {"name": name, "geoms": geoms, "contacts": contacts, "mujoco_separates": consistent,
+                "qpos": d.qpos.tolist()}
 
 
 PAIRS = [("cube", "cube"), ("poly", "octa"), ("slab", "poly"), ("plane", "cube"), ("plane", "poly"),
@@ -247,16 +248,23 @@ def make_cases():
     return cases
 
 
-def bench():
-    """Time per mj_collision call of one mesh-mesh pair (poly-octa, penetrating) and cube-cube."""
-    for k0, k1 in [("poly", "octa"), ("cube", "cube"), ("box", "cylinder")]:
+def bench(calls=20000):
+    """Time per mj_collision call on the fixture's cases that sap_collision_bench times."""
+    with open(OUT) as f:
+        fx = json.load(f)
+    print(f"{'case':40s} {'contacts':>8s} {'mj_collision us':>16s}   (MuJoCo {mujoco.__version__})")
+    for c in fx["cases"]:
+        name = c["name"]
+        if "random 0" not in name and "resting 1" not in name:
+            continue
+        k0, k1 = name.split(" ")[0].split("-")
         pair = Pair(k0, k1)
-        pair.push_to(np.zeros(3), quat_axis([1, 1, 0], 0.3), quat_axis([0, 1, 1], 0.7), np.array([0.3, 0.2, 1.0]) /
-                     np.linalg.norm([0.3, 0.2, 1.0]), -0.005)
+        pair.d.qpos[:] = c["qpos"]
+        mujoco.mj_kinematics(pair.m, pair.d)
+        mujoco.mj_collision(pair.m, pair.d)
         m, d = pair.m, pair.d
-        n = 20000
-        t = timeit.timeit(lambda: mujoco.mj_collision(m, d), number=n) / n
-        print(f"mujoco {mujoco.__version__} mj_collision {k0}-{k1}: {t * 1e6:.2f} us per call, {d.ncon} contacts")
+        t = timeit.timeit(lambda: mujoco.mj_collision(m, d), number=calls) / calls
+        print(f"{name:40s} {d.ncon:8d} {t * 1e6:16.3f}")
 
 
 def main():

@@ -27,10 +27,19 @@
 
 #include "kernels/collision_primitives.hpp"
 
+// The convex pairs keep their scratch (EPA polytope, feature polygons) in their own frames:
+// not inlined on the device, so the collision kernel's stack is the deepest call chain, not
+// the sum of every pair's locals (and the analytic pairs keep their small frames).
+#if defined(__CUDACC__)
+#define SAP_CONVEX_NOINLINE __noinline__
+#else
+#define SAP_CONVEX_NOINLINE
+#endif
+
 namespace sap {
 
 #ifndef SAP_EPA_MAX_VERTS
-#define SAP_EPA_MAX_VERTS 24
+#define SAP_EPA_MAX_VERTS 16
 #endif
 constexpr int kEpaMaxVerts = SAP_EPA_MAX_VERTS;  // EPA polytope capacity (faces: 2 V - 4)
 constexpr int kEpaMaxFaces = 2 * kEpaMaxVerts - 4;
@@ -342,7 +351,7 @@ struct ConvexQuery {
 };
 
 template <class S>
-SAP_HD bool epa(const ConvexShape<S>& A, const ConvexShape<S>& B, GjkSimplex<S>& sx, S scale, ConvexQuery<S>& q);
+SAP_HD SAP_CONVEX_NOINLINE bool epa(const ConvexShape<S>& A, const ConvexShape<S>& B, GjkSimplex<S>& sx, S scale, ConvexQuery<S>& q);
 
 // Penetration depth is the minimum of the support function of D = B - A over unit directions,
 //   depth = min_|m|=1 h_D(m),  h_D(m) = h_B(m) + h_A(-m),
@@ -361,7 +370,7 @@ SAP_HDI S support_gap(const ConvexShape<S>& A, const ConvexShape<S>& B, const Ve
 
 // Local descent of h_D on the unit sphere from m (see above); returns h_D at the end.
 template <class S>
-SAP_HD S polish_direction(const ConvexShape<S>& A, const ConvexShape<S>& B, Vec3<S>& m, Vec3<S>& a, Vec3<S>& b,
+SAP_HD SAP_CONVEX_NOINLINE S polish_direction(const ConvexShape<S>& A, const ConvexShape<S>& B, Vec3<S>& m, Vec3<S>& a, Vec3<S>& b,
                           bool& moved) {
   S f = support_gap(A, B, m, a, b);
   moved = false;
@@ -394,7 +403,7 @@ SAP_HD S polish_direction(const ConvexShape<S>& A, const ConvexShape<S>& B, Vec3
 // h_D is not convex on the sphere (a cylinder's rim and its cap are separate basins): the
 // descent starts from EPA's nearest face and from the next two, and the lowest end wins.
 template <class S>
-SAP_HD void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B, ConvexQuery<S>& q) {
+SAP_HD SAP_CONVEX_NOINLINE void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B, ConvexQuery<S>& q) {
   Vec3<S> m = -q.normal, a, b;
   bool moved;
   S f = polish_direction(A, B, m, a, b, moved);
@@ -414,7 +423,7 @@ SAP_HD void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B,
 // GJK on the cores of A and B; contacts are wanted while core distance < reach (= margin plus
 // the core radii). Falls through to EPA when the cores overlap.
 template <class S>
-SAP_HD ConvexQuery<S> convex_query(const ConvexShape<S>& A, const ConvexShape<S>& B, S reach) {
+SAP_HD SAP_CONVEX_NOINLINE ConvexQuery<S> convex_query(const ConvexShape<S>& A, const ConvexShape<S>& B, S reach) {
   ConvexQuery<S> q;
   q.status = 0;
   q.dist = ScalarTraits<S>::huge;
@@ -522,7 +531,7 @@ SAP_HDI void epa_make_face(const Vec3<S>* w, const Vec3<S>& inner, int i0, int i
 // Completes the GJK simplex to a tetrahedron (the origin lies in it or on its boundary when
 // GJK stopped on |v| ~ 0) and expands it. Returns false when D is flat (no tetrahedron).
 template <class S>
-SAP_HD bool epa(const ConvexShape<S>& A, const ConvexShape<S>& B, GjkSimplex<S>& sx, S scale, ConvexQuery<S>& q) {
+SAP_HD SAP_CONVEX_NOINLINE bool epa(const ConvexShape<S>& A, const ConvexShape<S>& B, GjkSimplex<S>& sx, S scale, ConvexQuery<S>& q) {
   const S tiny = (sizeof(S) == 4 ? S(10) : S(100)) * gjk_rel_tol<S>() * scale;
   // Complete the simplex.
   for (int guard = 0; guard < 3 && sx.n < 4; ++guard) {
@@ -834,7 +843,7 @@ SAP_HD int reduce_manifold(const Vec3<S>* x, const S* phi, int np, const Vec3<S>
 // Contact manifold of A and B near the core query q (normal n from A to B). Falls back to the
 // single contact of q when neither feature is a face (or clipping leaves nothing).
 template <class S>
-SAP_HD int convex_manifold(const ConvexShape<S>& A, const ConvexShape<S>& B, const ConvexQuery<S>& q, S margin,
+SAP_HD SAP_CONVEX_NOINLINE int convex_manifold(const ConvexShape<S>& A, const ConvexShape<S>& B, const ConvexQuery<S>& q, S margin,
                            ContactGeom<S>* out) {
   Vec3<S> n = q.normal;
   const S ra = core_radius(A), rb = core_radius(B);
@@ -973,7 +982,7 @@ SAP_HD int collide_convex_shapes(const ConvexShape<S>& A, const ConvexShape<S>& 
 }
 
 template <class S>
-SAP_HD int collide_convex(int t0, const GeomFrame<S>& g0, int t1, const GeomFrame<S>& g1, S margin,
+SAP_HD SAP_CONVEX_NOINLINE int collide_convex(int t0, const GeomFrame<S>& g0, int t1, const GeomFrame<S>& g1, S margin,
                           ContactGeom<S>* out) {
   ConvexShape<S> A, B;
   A.type = t0, A.frame = &g0;
@@ -984,7 +993,7 @@ SAP_HD int collide_convex(int t0, const GeomFrame<S>& g0, int t1, const GeomFram
 // Plane against a mesh or an ellipsoid: the support feature along -n (a face of the hull
 // gives its polygon), each point's height above the plane, at most 4 kept as for boxes.
 template <class S>
-SAP_HD int collide_plane_convex(int t1, const GeomFrame<S>& plane, const GeomFrame<S>& g, S margin,
+SAP_HD SAP_CONVEX_NOINLINE int collide_plane_convex(int t1, const GeomFrame<S>& plane, const GeomFrame<S>& g, S margin,
                                 ContactGeom<S>* out) {
   const Vec3<S> n = plane.rot.col(2);
   ConvexShape<S> B;
@@ -1027,7 +1036,7 @@ SAP_HDI Vec3<S> hfield_tri_normal(const GeomFrame<S>& h, int r, int c, int tri) 
 }
 
 template <class S>
-SAP_HD int collide_convex_hfield(int t0, const GeomFrame<S>& g, const GeomFrame<S>& h, S margin,
+SAP_HD SAP_CONVEX_NOINLINE int collide_convex_hfield(int t0, const GeomFrame<S>& g, const GeomFrame<S>& h, S margin,
                                  ContactGeom<S>* out) {
   if (h.hdata == nullptr || h.nrow < 2 || h.ncol < 2) return 0;
   ConvexShape<S> A;
