@@ -280,6 +280,20 @@ TEST(ConvexManifold, MeshCubeOnPlaneAndOnBox) {
     for (const auto& r : ref) matched = matched || (r.x1 - c.x1).norm() < 1e-12;
     EXPECT_TRUE(matched);
   }
+  // Tilted by 3 degrees about x: the corners inside the margin are kept, as by plane-box.
+  {
+    const M3 Rt = rot_axis(V3(1, 0, 0), 0.05) * Rz;
+    const V3 c(0.5, 0.2, h - pen);
+    const auto rt = collide(plane(), box(c, Rt, V3(h, h, h)), 0.01);
+    const auto gt = collide_frames(kGeomPlane, frame(plane()), kGeomMesh, meshes.frame(0, c, Rt), 0.01);
+    ASSERT_EQ(gt.size(), rt.size());
+    ASSERT_GE(gt.size(), 3u);
+    for (const auto& g : gt) {
+      bool matched = false;
+      for (const auto& r : rt) matched = matched || ((r.x1 - g.x1).norm() < 1e-12 && std::abs(r.phi - g.phi) < 1e-12);
+      EXPECT_TRUE(matched);
+    }
+  }
   // Mesh cube resting on a box (rotated about z): a 4-point patch at depth pen, all inside the
   // footprint of both.
   for (int which = 0; which < 2; ++which) {

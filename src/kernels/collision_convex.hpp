@@ -990,18 +990,48 @@ SAP_HD SAP_CONVEX_NOINLINE int collide_convex(int t0, const GeomFrame<S>& g0, in
   return collide_convex_shapes(A, B, margin, out, true);
 }
 
-// Plane against a mesh or an ellipsoid: the support feature along -n (a face of the hull
-// gives its polygon), each point's height above the plane, at most 4 kept as for boxes.
+// Plane against a mesh or an ellipsoid. Ellipsoid: its lowest point. Mesh: like plane-box,
+// every hull vertex below plane + margin is a candidate (so a tilted mesh box keeps the
+// corners inside the margin, not only the lowest edge); of those, the deepest and the extremes
+// along +-t1, +-t2, +-(t1 + t2) in the plane (streamed, at most 7, deduplicated), then at most
+// 4 kept as for the other manifolds.
 template <class S>
 SAP_HD SAP_CONVEX_NOINLINE int collide_plane_convex(int t1, const GeomFrame<S>& plane, const GeomFrame<S>& g, S margin,
-                                ContactGeom<S>* out) {
+                                                    ContactGeom<S>* out) {
   const Vec3<S> n = plane.rot.col(2);
-  ConvexShape<S> B;
-  B.type = t1, B.frame = &g;
-  Vec3<S> f[kMaxFeature];
-  const int nf = support_feature(B, -n, f);
-  S h[kMaxFeature];
-  for (int i = 0; i < nf; ++i) h[i] = dot(f[i] - plane.pos, n);
+  if (t1 != kGeomMesh) {
+    ConvexShape<S> B;
+    B.type = t1, B.frame = &g;
+    return plane_point_contact(plane, support_world(B, -n, false), margin, out);
+  }
+  Vec3<S> t[2];
+  orthonormal_basis(n, t[0], t[1]);
+  const Vec3<S> nl = mul_transpose(g.rot, n);
+  const S h0 = dot(g.pos - plane.pos, n);
+  int slot[7] = {-1, -1, -1, -1, -1, -1, -1};
+  S score[7] = {S(0), S(0), S(0), S(0), S(0), S(0), S(0)};
+  for (int v = 0; v < g.nvert; ++v) {
+    const Vec3<S> pl = mesh_vertex(g, v);
+    const S h = h0 + dot(pl, nl);
+    if (!(h < margin)) continue;
+    const Vec3<S> pw = g.rot * pl;
+    const S a = dot(pw, t[0]), b = dot(pw, t[1]);
+    const S sc[7] = {-h, a, -a, b, -b, a + b, -a - b};
+    for (int k = 0; k < 7; ++k)
+      if (slot[k] < 0 || sc[k] > score[k]) slot[k] = v, score[k] = sc[k];
+  }
+  Vec3<S> f[7];
+  S h[7];
+  int nf = 0;
+  for (int k = 0; k < 7; ++k) {
+    if (slot[k] < 0) continue;
+    bool dup = false;
+    for (int j = 0; j < k; ++j) dup = dup || slot[j] == slot[k];
+    if (dup) continue;
+    f[nf] = g.pos + g.rot * mesh_vertex(g, slot[k]);
+    h[nf] = dot(f[nf] - plane.pos, n);
+    ++nf;
+  }
   int keep[4];
   const int nk = reduce_manifold(f, h, nf, n, keep);
   int k = 0;
