@@ -4,7 +4,9 @@
 //
 //   build/sap_collision_bench [fixture.json] [--calls N]
 //
-// Prints, per case, the contacts found and the time per collide_geoms call in fp64 and fp32.
+// Prints, per case, the contacts found and the time per collide_ordered call in fp64 and fp32
+// (best of 5 repetitions of N calls, default N = 20000).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -101,17 +103,22 @@ Case load(const nlohmann::json& c) {
   return k;
 }
 
+// Best of 5 repetitions (the development machines are shared: the minimum is the cost).
 template <class S>
 double time_per_call(const Case& k, const GeomFrame<S>* f, long calls, int& n) {
   ContactGeom<S> out[kMaxPairContacts];
   volatile S sink = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < calls; ++i) {
-    n = collide_ordered(k.type[k.g0], f[k.g0], k.type[k.g1], f[k.g1], S(k.margin), out);
-    sink = sink + (n > 0 ? out[0].phi : S(0));
+  double best = 1e300;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < calls; ++i) {
+      n = collide_ordered(k.type[k.g0], f[k.g0], k.type[k.g1], f[k.g1], S(k.margin), out);
+      sink = sink + (n > 0 ? out[0].phi : S(0));
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double>(t1 - t0).count() / double(calls));
   }
-  const auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double>(t1 - t0).count() / double(calls);
+  return best;
 }
 
 }  // namespace

@@ -368,15 +368,14 @@ SAP_HDI S support_gap(const ConvexShape<S>& A, const ConvexShape<S>& B, const Ve
   return dot(b - a, m);
 }
 
-// Local descent of h_D on the unit sphere from m (see above); returns h_D at the end.
+// Local descent of h_D on the unit sphere from m (see above), at most max_iter iterations from
+// step delta (updated); returns h_D at the end.
 template <class S>
-SAP_HD SAP_CONVEX_NOINLINE S polish_direction(const ConvexShape<S>& A, const ConvexShape<S>& B, Vec3<S>& m, Vec3<S>& a, Vec3<S>& b,
-                          bool& moved) {
+SAP_HD SAP_CONVEX_NOINLINE S polish_direction(const ConvexShape<S>& A, const ConvexShape<S>& B, Vec3<S>& m, Vec3<S>& a,
+                                              Vec3<S>& b, S& delta, int max_iter, bool& moved) {
   S f = support_gap(A, B, m, a, b);
-  moved = false;
-  S delta = S(0.1);
   const S min_delta = sizeof(S) == 4 ? S(1e-4) : S(1e-6);
-  for (int it = 0; it < 40 && delta > min_delta; ++it) {
+  for (int it = 0; it < max_iter && delta > min_delta; ++it) {
     Vec3<S> t[2];
     orthonormal_basis(m, t[0], t[1]);
     bool improved = false;
@@ -400,19 +399,24 @@ SAP_HD SAP_CONVEX_NOINLINE S polish_direction(const ConvexShape<S>& A, const Con
   return f;
 }
 
-// h_D is not convex on the sphere (a cylinder's rim and its cap are separate basins): the
-// descent starts from EPA's nearest face and from the next two, and the lowest end wins.
+// h_D is not convex on the sphere (a cylinder's rim and its cap are separate basins): a short
+// descent (8 iterations) from EPA's nearest face and from the next two, then the lowest one
+// continues to convergence.
 template <class S>
-SAP_HD SAP_CONVEX_NOINLINE void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B, ConvexQuery<S>& q) {
+SAP_HD SAP_CONVEX_NOINLINE void refine_penetration(const ConvexShape<S>& A, const ConvexShape<S>& B,
+                                                   ConvexQuery<S>& q) {
   Vec3<S> m = -q.normal, a, b;
-  bool moved;
-  S f = polish_direction(A, B, m, a, b, moved);
+  bool moved = false;
+  S delta = S(0.1);
+  S f = polish_direction(A, B, m, a, b, delta, 8, moved);
   for (int k = 0; k < q.nalt; ++k) {
     Vec3<S> mk = q.alt[k], ak, bk;
-    bool mv;
-    const S fk = polish_direction(A, B, mk, ak, bk, mv);
-    if (fk < f) f = fk, m = mk, a = ak, b = bk, moved = true;
+    bool mv = false;
+    S dk = S(0.1);
+    const S fk = polish_direction(A, B, mk, ak, bk, dk, 8, mv);
+    if (fk < f) f = fk, m = mk, a = ak, b = bk, delta = dk, moved = true;
   }
+  f = polish_direction(A, B, m, a, b, delta, 40, moved);
   if (!moved) return;  // EPA's answer stands (a kink: face contact of polyhedral parts)
   q.normal = -m;
   q.dist = -f;
