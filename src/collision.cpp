@@ -54,7 +54,7 @@ struct CollisionPipeline::Impl {
       if (pair_max_contacts(m.geom_type[i0], m.geom_type[i1]) == 0) {
         ++unsupported;
         warnings.push_back("collision pair " + geom_label(m, g0) + " - " + geom_label(m, g1) +
-                           " is not supported (cylinders collide only with planes); it never produces contacts");
+                           " is not supported (plane-plane, plane-hfield, hfield-hfield); it never produces contacts");
         continue;
       }
       g0s.push_back(g0);

@@ -340,17 +340,48 @@ TEST(CollisionPipeline, Fp32MatchesFp64) {
 }
 
 TEST(CollisionPipeline, UnsupportedPairsAreCountedAndReported) {
+  // Cylinders collide with everything (collision_convex.hpp): no unsupported pair here.
   const Model m = make_scene(
       {{kGeomCylinder, {0.1, 0.05, 0}}, {kGeomSphere, {0.1, 0, 0}}, {kGeomCylinder, {0.1, 0.1, 0}}});
   Context ctx(Backend::CPU, 1);
   CollisionPipeline pipe(m, ctx, 1);
-  // Pairs: ground-cyl, ground-sphere, ground-cyl2 supported; cyl-sphere, cyl-cyl2, sphere-cyl2 not.
   EXPECT_EQ(m.npair, 6);
-  EXPECT_EQ(pipe.unsupported_pair_count(), 3);
-  EXPECT_EQ(pipe.active_pair_count(), 3);
-  ASSERT_EQ(pipe.warnings().size(), 3u);
-  EXPECT_NE(pipe.warnings()[0].find("'geom0' (cylinder)"), std::string::npos) << pipe.warnings()[0];
-  EXPECT_NE(pipe.warnings()[0].find("'geom1' (sphere)"), std::string::npos) << pipe.warnings()[0];
+  EXPECT_EQ(pipe.unsupported_pair_count(), 0);
+  EXPECT_EQ(pipe.active_pair_count(), 6);
+  // A heightfield on a moving body against the ground plane has no narrow phase: counted,
+  // described, and never collided.
+  const Model hm = [] {
+    ModelBuilder b;
+    GeomSpec ground;
+    ground.name = "ground";
+    ground.type = kGeomPlane;
+    b.add_geom(0, ground);
+    HfieldSpec hs;
+    hs.name = "terrain";
+    hs.nrow = hs.ncol = 3;
+    hs.size = {1, 1, 0.1, 0.05};
+    hs.data.assign(9, 0.5);
+    BodySpec bs;
+    bs.mass = 1;
+    bs.inertia = {0.1, 0.1, 0.1, 0, 0, 0};
+    const int id = b.add_body(bs);
+    JointSpec j;
+    j.type = kJointFree;
+    b.add_joint(id, j);
+    GeomSpec g;
+    g.name = "tile";
+    g.type = kGeomHfield;
+    g.dataid = b.add_hfield(hs);
+    b.add_geom(id, g);
+    return b.finalize();
+  }();
+  CollisionPipeline hp(hm, ctx, 1);
+  EXPECT_EQ(hm.npair, 1);
+  EXPECT_EQ(hp.unsupported_pair_count(), 1);
+  EXPECT_EQ(hp.active_pair_count(), 0);
+  ASSERT_EQ(hp.warnings().size(), 1u);
+  EXPECT_NE(hp.warnings()[0].find("'ground' (plane)"), std::string::npos) << hp.warnings()[0];
+  EXPECT_NE(hp.warnings()[0].find("'tile' (hfield)"), std::string::npos) << hp.warnings()[0];
   // A cylinder on the ground still collides (upright: the 3-point tripod).
   const Model flat = [] {
     ModelBuilder b;
@@ -386,8 +417,9 @@ TEST(CollisionPipeline, ContactCapacityEstimate) {
                               {kGeomSphere, {0.1, 0, 0}},
                               {kGeomCylinder, {0.1, 0.1, 0}}});
   // ground: box 4 + box 4 + capsule 2 + sphere 1 + cylinder 4 = 15
-  // box-box 8, box-capsule 2 x 2, box-sphere 1 x 2, capsule-sphere 1, cylinder pairs 0 -> 15
-  EXPECT_EQ(estimate_contact_capacity(m), 30);
+  // box-box 8, box-capsule 2 x 2, box-sphere 1 x 2, capsule-sphere 1 -> 15; the cylinder with
+  // box, box, capsule, sphere (GJK/EPA manifold, <= 4 each) -> 16
+  EXPECT_EQ(estimate_contact_capacity(m), 46);
   EXPECT_EQ(estimate_contact_capacity(m, 20), 20);
 }
 

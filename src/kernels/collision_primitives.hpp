@@ -27,6 +27,17 @@ struct GeomFrame {
   Vec3<S> pos;
   Mat3<S> rot;
   Vec3<S> size;
+  // kGeomMesh: the hull (vertices in the geom frame, 3 per vertex), and its adjacency: the
+  // neighbours of vertex v are edge[vert_edgeadr[v] .. + vert_edgenum[v]) (mesh-local ids).
+  const double* vert = nullptr;
+  const int* vert_edgeadr = nullptr;
+  const int* vert_edgenum = nullptr;
+  const int* edge = nullptr;
+  int nvert = 0;
+  // kGeomHfield: elevation data (nrow x ncol, row-major) and hfield_size (4).
+  const double* hdata = nullptr;
+  const double* hsize = nullptr;
+  int nrow = 0, ncol = 0;
 };
 
 // One narrow-phase contact (see the conventions above).
@@ -75,7 +86,9 @@ SAP_HDI int pair_max_contacts(int t0, int t1) {
     t0 = t1;
     t1 = t;
   }
-  if (t1 == kGeomCylinder) return t0 == kGeomPlane ? 4 : 0;
+  if (t1 == kGeomHfield) return t0 == kGeomPlane || t0 == kGeomHfield ? 0 : 7;  // collision_convex.hpp
+  if (t0 == kGeomPlane && t1 == kGeomEllipsoid) return 1;
+  if (t1 >= kGeomCylinder) return 4;  // cylinder, ellipsoid, mesh: GJK/EPA manifold (<= 4)
   if (t0 == kGeomPlane) return t1 == kGeomSphere ? 1 : t1 == kGeomCapsule ? 2 : t1 == kGeomBox ? 4 : 0;
   if (t0 == kGeomSphere) return 1;
   if (t0 == kGeomCapsule) return 2;  // capsule-capsule (parallel axes), capsule-box (along a face)

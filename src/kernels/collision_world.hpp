@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/collision_box.hpp"
+#include "kernels/collision_convex.hpp"
 #include "kernels/collision_primitives.hpp"
 #include "kernels/kinematics.hpp"
 #include "sap/contacts.hpp"
@@ -46,7 +47,13 @@ SAP_HD int collide_ordered(int t0, const GeomFrame<S>& g0, int t1, const GeomFra
     case kGeomCapsule* kNumGeomTypes + kGeomCapsule: return collide_capsule_capsule(g0, g1, margin, out);
     case kGeomCapsule* kNumGeomTypes + kGeomBox: return collide_capsule_box(g0, g1, margin, out);
     case kGeomBox* kNumGeomTypes + kGeomBox: return collide_box_box(g0, g1, margin, out);
-    default: return 0;
+    case kGeomPlane* kNumGeomTypes + kGeomEllipsoid:
+    case kGeomPlane* kNumGeomTypes + kGeomMesh: return collide_plane_convex(t1, g0, g1, margin, out);
+    default:
+      if (t0 == kGeomPlane || t0 == kGeomHfield) return 0;
+      // Every other pair of convex shapes (cylinder, ellipsoid, mesh with anything): GJK/EPA.
+      if (t1 == kGeomHfield) return collide_convex_hfield(t0, g0, g1, margin, out);
+      return collide_convex(t0, g0, t1, g1, margin, out);
   }
 }
 
@@ -68,7 +75,31 @@ SAP_HD int collide_geoms(int t0, const GeomFrame<S>& g0, int t1, const GeomFrame
 
 template <class S>
 SAP_HDI GeomFrame<S> load_geom_frame(const ModelView& m, const double* geom_xpos, const double* geom_xmat, int g) {
-  return {Vec3<S>::load(geom_xpos + 3 * g), Mat3<S>::load(geom_xmat + 9 * g), Vec3<S>::load(m.geom_size + 3 * g)};
+  GeomFrame<S> f{Vec3<S>::load(geom_xpos + 3 * g), Mat3<S>::load(geom_xmat + 9 * g),
+                 Vec3<S>::load(m.geom_size + 3 * g)};
+  const int type = m.geom_type[g], id = m.geom_dataid ? m.geom_dataid[g] : -1;
+  if (type == kGeomMesh && id >= 0) {
+    const int adr = m.mesh_vertadr[id];
+    f.vert = m.mesh_vert + 3 * adr;
+    f.nvert = m.mesh_vertnum[id];
+    f.vert_edgeadr = m.mesh_vert_edgeadr + adr;
+    f.vert_edgenum = m.mesh_vert_edgenum + adr;
+    f.edge = m.mesh_edge;
+  } else if (type == kGeomHfield && id >= 0) {
+    f.hdata = m.hfield_data + m.hfield_adr[id];
+    f.hsize = m.hfield_size + 4 * id;
+    f.nrow = m.hfield_nrow[id];
+    f.ncol = m.hfield_ncol[id];
+  }
+  return f;
+}
+
+// Bounding radius of a geom about its center: geom_rbound, or for a heightfield its extent.
+SAP_HDI double geom_reach(const ModelView& m, int g) {
+  if (m.geom_type[g] != kGeomHfield || m.geom_dataid == nullptr || m.geom_dataid[g] < 0) return m.geom_rbound[g];
+  const double* s = m.hfield_size + 4 * m.geom_dataid[g];
+  const double z = s[2] > s[3] ? s[2] : s[3];
+  return ::sqrt(s[0] * s[0] + s[1] * s[1] + z * z);
 }
 
 // Bounding-sphere prune (geom_rbound about the geom center); a plane is unbounded, so the
@@ -79,7 +110,7 @@ SAP_HDI bool bounds_overlap(const ModelView& m, int g0, int g1, const GeomFrame<
   const S slack = S(1) + S(1e-6);
   if (m.geom_type[g0] == kGeomPlane)
     return dot(f1.pos - f0.pos, f0.rot.col(2)) <= (S(m.geom_rbound[g1]) + margin) * slack;
-  const S reach = (S(m.geom_rbound[g0]) + S(m.geom_rbound[g1]) + margin) * slack;
+  const S reach = (S(geom_reach(m, g0)) + S(geom_reach(m, g1)) + margin) * slack;
   return squared_norm(f1.pos - f0.pos) <= reach * reach;
 }
 
