@@ -4,6 +4,8 @@
 #include <cusolverDn.h>
 
 #include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "cuda_api.hpp"
@@ -140,32 +142,65 @@ void* mem_alloc(std::size_t bytes) {
   return p;
 }
 
-void mem_free(void* p) noexcept { cudaFree(p); }
+void mem_free(void* p) noexcept {
+  // With several devices, free on the pointer's device (a Simulator may be destroyed while
+  // another device is current).
+  if (device_count() > 1) {
+    const int d = device_of(p);
+    if (d >= 0) {
+      int cur = 0;
+      cudaGetDevice(&cur);
+      cudaSetDevice(d);
+      cudaFree(p);
+      cudaSetDevice(cur);
+      return;
+    }
+  }
+  cudaFree(p);
+}
 
 // Every copy and memset runs on the library stream, the stream every Context launches its
 // kernels on, so the order of memory operations and kernels is the stream's order: nothing
 // depends on the legacy default stream's implicit synchronisation (the stream is created
 // non-blocking). Copies to the host wait for their data; host-to-device copies from pageable
 // memory return once the source has been staged, so the caller may reuse it at once.
+// One library stream per device (a Simulator per device in one process: SimulatorOptions::device),
+// created on first use on the current device.
 void* library_stream() {
-  static cudaStream_t stream = [] {
+  constexpr int kMaxDevices = 64;
+  static std::mutex mutex;
+  static cudaStream_t streams[kMaxDevices] = {};
+  const int d = current_device();
+  if (d < 0 || d >= kMaxDevices) throw std::runtime_error("CUDA device index " + std::to_string(d) + " out of range");
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!streams[d]) {
     cudaStream_t s = nullptr;
     cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    return s;  // lives until the process ends (destroying it at exit races the runtime's teardown)
-  }();
-  return stream;
+    streams[d] = s;  // lives until the process ends (destroying it at exit races the runtime's teardown)
+  }
+  return streams[d];
+}
+
+// The device whose library stream orders a memory operation on p (several devices: the
+// pointer's own; one device: the current one, without a runtime query).
+static int memory_device(const void* p) {
+  static const int ndevice = device_count();
+  if (ndevice <= 1) return -1;
+  return device_of(p);
 }
 
 void mem_copy(void* dst, const void* src, std::size_t bytes, int kind) {
   const cudaMemcpyKind k = kind == 0   ? cudaMemcpyHostToDevice
                            : kind == 1 ? cudaMemcpyDeviceToHost
                                        : cudaMemcpyDeviceToDevice;
+  const DeviceScope on(memory_device(k == cudaMemcpyHostToDevice ? dst : src));
   const cudaStream_t s = static_cast<cudaStream_t>(library_stream());
   cuda_check(cudaMemcpyAsync(dst, src, bytes, k, s), "cudaMemcpyAsync");
   if (k == cudaMemcpyDeviceToHost) cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
 }
 
 void mem_zero(void* p, std::size_t bytes) {
+  const DeviceScope on(memory_device(p));
   cuda_check(cudaMemsetAsync(p, 0, bytes, static_cast<cudaStream_t>(library_stream())), "cudaMemsetAsync");
 }
 
@@ -230,6 +265,23 @@ int current_device() {
   int d = 0;
   cuda_check(cudaGetDevice(&d), "cudaGetDevice");
   return d;
+}
+
+void set_device(int device) {
+  const int n = device_count();
+  if (device < 0 || device >= n)
+    throw std::runtime_error("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(n) +
+                             " visible)");
+  cuda_check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+int device_of(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) ? a.device : -1;
 }
 
 bool is_device_pointer(const void* p) {

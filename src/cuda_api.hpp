@@ -31,6 +31,30 @@ void* graph_end_capture(void* stream);  // instantiated graph (cudaGraphExec_t)
 void graph_launch(void* exec, void* stream);
 void graph_destroy(void* exec) noexcept;
 int current_device();
+// Makes `device` current for this host thread (CUDA runtime semantics). CPU-only builds accept 0.
+void set_device(int device);
+// Device of a device pointer (-1 for host memory).
+int device_of(const void* p);
+// Makes a device current for a scope and restores the previous one after it; a no-op when the
+// device is already current or when device < 0 (the CPU backend).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    if (device < 0 || !compiled() || device_count() == 0) return;
+    const int cur = current_device();
+    if (cur == device) return;
+    prev_ = cur;
+    set_device(device);
+  }
+  ~DeviceScope() {
+    if (prev_ >= 0) set_device(prev_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int prev_ = -1;
+};
 // 1 when p is a device (or managed) pointer, 0 for host memory.
 bool is_device_pointer(const void* p);
 }  // namespace cuda

@@ -27,6 +27,10 @@ void* graph_end_capture(void*) { unavailable(); }
 void graph_launch(void*, void*) { unavailable(); }
 void graph_destroy(void*) noexcept {}
 int current_device() { return 0; }
+void set_device(int device) {
+  if (device != 0) unavailable();
+}
+int device_of(const void*) { return -1; }
 bool is_device_pointer(const void*) { return false; }
 }  // namespace sap::cuda
 

@@ -21,6 +21,12 @@ struct Holder {
 void delete_holder(DLManagedTensor* t) { delete static_cast<Holder*>(t->manager_ctx); }
 }  // namespace
 
+int ArrayView::device_id() const {
+  if (backend != Backend::CUDA) return 0;
+  const int d = cuda::device_of(data);
+  return d >= 0 ? d : cuda::current_device();
+}
+
 DLManagedTensor* ArrayView::to_dlpack() const {
   if (ndim < 1 || ndim > 3) throw std::runtime_error("ArrayView::to_dlpack: empty view");
   auto* h = new Holder{};
@@ -31,7 +37,7 @@ DLManagedTensor* ArrayView::to_dlpack() const {
   DLTensor& t = h->tensor.dl_tensor;
   t.data = data;
   t.device.device_type = backend == Backend::CUDA ? kDLCUDA : kDLCPU;
-  t.device.device_id = backend == Backend::CUDA ? cuda::current_device() : 0;
+  t.device.device_id = device_id();
   t.ndim = ndim;
   t.dtype.code = dtype == DType::I32 ? kDLInt : kDLFloat;
   t.dtype.bits = dtype == DType::F64 ? 64 : 32;
@@ -44,6 +50,12 @@ DLManagedTensor* ArrayView::to_dlpack() const {
   return &h->tensor;
 }
 #else
+int ArrayView::device_id() const {
+  if (backend != Backend::CUDA) return 0;
+  const int d = cuda::device_of(data);
+  return d >= 0 ? d : cuda::current_device();
+}
+
 DLManagedTensor* ArrayView::to_dlpack() const {
   throw std::runtime_error("ArrayView::to_dlpack: this build has no DLPack (install libdlpack-dev and reconfigure)");
 }

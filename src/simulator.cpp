@@ -22,6 +22,18 @@ enum CounterSlot : int { kCountFailures = 0, kCountRetries, kCountRescued, kNumC
 Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
     : scene_(scene), nworld_(o.nworld > 0 ? o.nworld : scene.num_worlds), scene_controls_(o.scene_controls) {
   if (nworld_ <= 0) throw std::invalid_argument("Simulator: nworld must be positive");
+  // The CUDA device of this simulator: every method makes it current while it runs.
+  if (resolve_backend(o.backend) == Backend::CUDA) {
+    const int n = cuda::device_count();
+    if (o.device < 0 || o.device >= n)
+      throw std::invalid_argument("Simulator: CUDA device " + std::to_string(o.device) + " does not exist (" +
+                                  std::to_string(n) + " visible)");
+    device_ = o.device;
+  } else if (o.device != 0) {
+    throw std::invalid_argument("Simulator: device " + std::to_string(o.device) +
+                                " given for the CPU backend (it has only device 0)");
+  }
+  const cuda::DeviceScope on_device(device_);
   max_rigid_contact_ = o.max_rigid_contact > 0       ? o.max_rigid_contact
                        : scene.max_rigid_contact > 0 ? scene.max_rigid_contact
                                                      : estimate_contact_capacity(scene.model, 1024);
@@ -70,9 +82,13 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
   reset();
 }
 
-Simulator::~Simulator() { drop_graphs(); }
+Simulator::~Simulator() {
+  const cuda::DeviceScope on_device(device_);
+  drop_graphs();
+}
 
 void Simulator::drop_graphs() {
+  const cuda::DeviceScope on_device(device_);
   for (auto& g : graphs_) cuda::graph_destroy(g.second);
   graphs_.clear();
 }
@@ -80,6 +96,7 @@ void Simulator::drop_graphs() {
 void Simulator::invalidate() { poses_valid_ = false; }
 
 void Simulator::set_retry_options(const RetryOptions& r) {
+  const cuda::DeviceScope on_device(device_);
   if (r.depth < 0 || r.depth > 20)
     throw std::invalid_argument("Simulator: retry depth must be in [0, 20], got " + std::to_string(r.depth));
   retry_ = r;
@@ -91,6 +108,7 @@ void Simulator::set_retry_options(const RetryOptions& r) {
 // ---------------------------------------------------------------- selection and resets
 
 void Simulator::select(const WorldSelection& sel, Buffer<int>& flags) {
+  const cuda::DeviceScope on_device(device_);
   const Backend b = ctx_->backend();
   if (sel.memory == Memory::Device && b != Backend::CUDA)
     throw std::invalid_argument("Simulator: a device world selection needs the CUDA backend");
@@ -139,15 +157,18 @@ void Simulator::select(const WorldSelection& sel, Buffer<int>& flags) {
 }
 
 void Simulator::reset_counters(const int* flags) {
+  const cuda::DeviceScope on_device(device_);
   rollout_->zero(nworld_, kNumCounters, counters_.slab(), flags);
 }
 
 void Simulator::reset() {
+  const cuda::DeviceScope on_device(device_);
   reset(WorldSelection::all());
   time_ = 0;
 }
 
 void Simulator::reset(const std::vector<int>& mask) {
+  const cuda::DeviceScope on_device(device_);
   if (static_cast<int>(mask.size()) != nworld_)
     throw std::invalid_argument("Simulator::reset: mask has " + std::to_string(mask.size()) + " entries, expected " +
                                 std::to_string(nworld_));
@@ -156,6 +177,7 @@ void Simulator::reset(const std::vector<int>& mask) {
 }
 
 void Simulator::reset(const WorldSelection& sel, const ResetOptions& o) {
+  const cuda::DeviceScope on_device(device_);
   const Model& m = scene_.model;
   select(sel, flags_);
   const int* f = flags_.data();
@@ -211,6 +233,7 @@ void Simulator::reset(const WorldSelection& sel, const ResetOptions& o) {
 }
 
 int Simulator::add_keyframe(const std::vector<double>& qpos, const std::vector<double>& qvel) {
+  const cuda::DeviceScope on_device(device_);
   const Model& m = scene_.model;
   if (static_cast<int>(qpos.size()) != m.nq || (!qvel.empty() && static_cast<int>(qvel.size()) != m.nv))
     throw std::invalid_argument("Simulator::add_keyframe: expected qpos of " + std::to_string(m.nq) +
@@ -225,6 +248,7 @@ int Simulator::add_keyframe(const std::vector<double>& qpos, const std::vector<d
 // ---------------------------------------------------------------- controls
 
 void Simulator::set_control(const std::vector<double>& ctrl) {
+  const cuda::DeviceScope on_device(device_);
   const std::size_t n = static_cast<std::size_t>(nworld_) * static_cast<std::size_t>(scene_.model.nu);
   if (ctrl.size() != n)
     throw std::invalid_argument("Simulator::set_control: expected " + std::to_string(n) +
@@ -234,6 +258,7 @@ void Simulator::set_control(const std::vector<double>& ctrl) {
 }
 
 void Simulator::set_control(const void* src, DType type, Memory memory, long long stride) {
+  const cuda::DeviceScope on_device(device_);
   const int nu = scene_.model.nu;
   scene_controls_ = false;
   if (nu == 0) return;
@@ -271,42 +296,50 @@ ArrayView Simulator::view_of(void* data, DType t, int ndim, long long d0, long l
 }
 
 ArrayView Simulator::control_view() {
+  const cuda::DeviceScope on_device(device_);
   scene_controls_ = false;
   return view_of(control_->ctrl.buffer().data(), DType::F64, 2, nworld_, scene_.model.nu, 0);
 }
 ArrayView Simulator::qpos_view() { return view_of(state_->qpos.buffer().data(), DType::F64, 2, nworld_, scene_.model.nq, 0); }
 ArrayView Simulator::qvel_view() { return view_of(state_->qvel.buffer().data(), DType::F64, 2, nworld_, scene_.model.nv, 0); }
 ArrayView Simulator::body_pos_view() {
+  const cuda::DeviceScope on_device(device_);
   track_poses_ = true;
   update_poses();
   return view_of(body_pos_.buffer().data(), DType::F64, 3, nworld_, scene_.model.nbody, 3);
 }
 ArrayView Simulator::body_quat_view() {
+  const cuda::DeviceScope on_device(device_);
   track_poses_ = true;
   update_poses();
   return view_of(body_quat_.buffer().data(), DType::F64, 3, nworld_, scene_.model.nbody, 4);
 }
 ArrayView Simulator::contact_force_view() {
+  const cuda::DeviceScope on_device(device_);
   if (!track_contacts_) drop_graphs();
   track_contacts_ = true;
   return view_of(contact_force_.buffer().data(), DType::F64, 3, nworld_, scene_.model.nbody, 3);
 }
 ArrayView Simulator::contact_flag_view() {
+  const cuda::DeviceScope on_device(device_);
   if (!track_contacts_) drop_graphs();
   track_contacts_ = true;
   return view_of(contact_flag_.buffer().data(), DType::I32, 2, nworld_, scene_.model.nbody, 0);
 }
 
 std::vector<double> Simulator::body_pos(int world) {
+  const cuda::DeviceScope on_device(device_);
   update_poses();
   return body_pos_.world_to_host(world);
 }
 std::vector<double> Simulator::body_quat(int world) {
+  const cuda::DeviceScope on_device(device_);
   update_poses();
   return body_quat_.world_to_host(world);
 }
 
 void Simulator::update_poses() {
+  const cuda::DeviceScope on_device(device_);
   if (poses_valid_) return;
   rollout_->body_poses(nworld_, model_.view(), cs(state_->qpos), body_pos_.slab(), body_quat_.slab(),
                        pose_scratch_.slab());
@@ -314,6 +347,7 @@ void Simulator::update_poses() {
 }
 
 void Simulator::update_contact_obs() {
+  const cuda::DeviceScope on_device(device_);
   const SolveData& sd = solver_->solve_data();
   BodyContactKernel k{scene_.model.nbody, contacts_->view(), cs(sd.con_count), cs(sd.gamma),
                       cs(sd.con_frame), 1.0 / scene_.dt,        contact_force_.slab(), contact_flag_.slab()};
@@ -321,6 +355,7 @@ void Simulator::update_contact_obs() {
 }
 
 void Simulator::apply_scene_controls() {
+  const cuda::DeviceScope on_device(device_);
   const int nu = scene_.model.nu;
   if (nu == 0 || !scene_controls_ || scene_.controls.empty()) return;
   for (int w = 0; w < nworld_; ++w) {
@@ -335,11 +370,13 @@ void Simulator::apply_scene_controls() {
 // ---------------------------------------------------------------- stepping
 
 void Simulator::step() {
+  const cuda::DeviceScope on_device(device_);
   physics_step();
   if (track_poses_) update_poses();
 }
 
 void Simulator::physics_step() {
+  const cuda::DeviceScope on_device(device_);
   apply_scene_controls();
   const bool retry = retry_.depth > 0;
   if (retry) start_->copy_from(*state_);
@@ -357,6 +394,7 @@ void Simulator::physics_step() {
 }
 
 void Simulator::retry_step(double dt) {
+  const cuda::DeviceScope on_device(device_);
   const std::size_t nw = static_cast<std::size_t>(nworld_);
   const std::vector<int> st = solver_->world_status();  // host read: retry needs the host
   std::vector<int> remaining(nw, 0);
@@ -422,6 +460,7 @@ void Simulator::retry_step(double dt) {
 }
 
 void Simulator::step(int n) {
+  const cuda::DeviceScope on_device(device_);
   if (n < 1) throw std::invalid_argument("Simulator::step: n must be >= 1, got " + std::to_string(n));
   const bool host_controls = scene_controls_ && !scene_.controls.empty() && scene_.model.nu > 0;
   const bool graph = ctx_->backend() == Backend::CUDA && cuda_graphs_ && retry_.depth == 0 && !host_controls &&
@@ -477,6 +516,7 @@ void Simulator::step(int n) {
 }
 
 StepTimes Simulator::last_step_times() {
+  const cuda::DeviceScope on_device(device_);
   StepTimes t;
   t.collide = clock_->elapsed_ms(0, 1);
   t.solver = solver_->last_stage_times();
@@ -484,6 +524,7 @@ StepTimes Simulator::last_step_times() {
 }
 
 std::vector<int> Simulator::failed_worlds() const {
+  const cuda::DeviceScope on_device(device_);
   if (retry_.depth > 0) return last_failed_;
   std::vector<int> out;
   const std::vector<int> st = solver_->world_status();
@@ -509,12 +550,14 @@ bool Snapshot::empty() const { return !impl_; }
 double Snapshot::time() const { return impl_ ? impl_->time : 0; }
 
 Snapshot Simulator::save(const WorldSelection& worlds) {
+  const cuda::DeviceScope on_device(device_);
   Snapshot s;
   save(s, worlds);
   return s;
 }
 
 void Simulator::save(Snapshot& snap, const WorldSelection& worlds) {
+  const cuda::DeviceScope on_device(device_);
   const Model& m = scene_.model;
   const Backend b = ctx_->backend();
   if (!snap.impl_) {
@@ -546,6 +589,7 @@ void Simulator::save(Snapshot& snap, const WorldSelection& worlds) {
 }
 
 void Simulator::restore(const Snapshot& snap, const WorldSelection& worlds) {
+  const cuda::DeviceScope on_device(device_);
   const Model& m = scene_.model;
   if (!snap.impl_) throw std::invalid_argument("Simulator::restore: empty snapshot");
   auto& i = *snap.impl_;
@@ -568,6 +612,7 @@ void Simulator::restore(const Snapshot& snap, const WorldSelection& worlds) {
 // ---------------------------------------------------------------- diagnostics and parameters
 
 WorldCounters Simulator::counters() const {
+  const cuda::DeviceScope on_device(device_);
   const std::vector<int> c = counters_.buffer().to_host();
   WorldCounters out;
   for (int w = 0; w < nworld_; ++w) {
@@ -580,6 +625,7 @@ WorldCounters Simulator::counters() const {
 }
 
 std::vector<int> Simulator::failed_worlds_since_reset() const {
+  const cuda::DeviceScope on_device(device_);
   const WorldCounters c = counters();
   std::vector<int> out;
   for (int w = 0; w < nworld_; ++w)
@@ -588,6 +634,7 @@ std::vector<int> Simulator::failed_worlds_since_reset() const {
 }
 
 std::vector<WorldEnergy> Simulator::energy() {
+  const cuda::DeviceScope on_device(device_);
   const Model& m = scene_.model;
   const std::vector<double> q = state_->qpos.buffer().to_host(), v = state_->qvel.buffer().to_host();
   DynamicsEvaluator ev(m);
@@ -633,6 +680,7 @@ std::vector<WorldEnergy> Simulator::energy() {
 }
 
 const std::vector<double>* Simulator::world_param_host(WorldParam kind) const {
+  const cuda::DeviceScope on_device(device_);
   switch (kind) {
     case WorldParam::MassScale: return &wp_mass_;
     case WorldParam::ActuatorGainScale: return &wp_gain_;
@@ -642,6 +690,7 @@ const std::vector<double>* Simulator::world_param_host(WorldParam kind) const {
 }
 
 std::vector<double> Simulator::world_params(WorldParam kind) const {
+  const cuda::DeviceScope on_device(device_);
   if (kind == WorldParam::ContactScale) {
     if (!has_contact_scale_) return {};
     return contact_scale_.buffer().to_host();
@@ -652,6 +701,7 @@ std::vector<double> Simulator::world_params(WorldParam kind) const {
 }
 
 void Simulator::set_world_params(WorldParam kind, const double* values, Memory memory) {
+  const cuda::DeviceScope on_device(device_);
   const Backend b = ctx_->backend();
   if (memory == Memory::Device && b != Backend::CUDA)
     throw std::invalid_argument("Simulator::set_world_params: device arrays need the CUDA backend");
@@ -688,6 +738,7 @@ void Simulator::set_world_params(WorldParam kind, const double* values, Memory m
 }
 
 void Simulator::clear_world_params() {
+  const cuda::DeviceScope on_device(device_);
   has_contact_scale_ = false;
   contact_scale_ = BatchedArray<double>();
   wp_mass_.clear();
@@ -699,6 +750,7 @@ void Simulator::clear_world_params() {
 // Slots for the worlds whose model parameters differ from the model's; the solver's kinematics,
 // free motion and constraint setup read them (SolverLaunch::world_model).
 void Simulator::rebuild_world_model() {
+  const cuda::DeviceScope on_device(device_);
   const Model& m = scene_.model;
   const std::size_t nb = static_cast<std::size_t>(m.nbody), nu = static_cast<std::size_t>(m.nu);
   std::vector<int> slot(static_cast<std::size_t>(nworld_), -1);

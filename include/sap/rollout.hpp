@@ -38,6 +38,8 @@ struct ArrayView {
   // releases it with tensor->deleter(tensor) (which frees the metadata, never the data); the
   // simulator must outlive it. Throws std::runtime_error in a build without <dlpack/dlpack.h>.
   DLManagedTensor* to_dlpack() const;
+  // DLPack device id: the CUDA device holding the data (0 for host memory).
+  int device_id() const;
 };
 
 // A set of worlds: an index list or a per-world mask (int32, or uint8 with bytes = true), on

@@ -30,6 +30,10 @@ struct SimulatorOptions {
   bool scene_controls = true;  // drive actuators by the scene's schedules
   RetryOptions retry;          // per-world step retry with smaller steps (off by default)
   bool cuda_graphs = true;     // step(n) on CUDA replays a captured graph when it can
+  // CUDA device index (one Simulator per device in one process); must be 0 on the CPU backend.
+  // Every Simulator method makes it current while it runs; code that reads the simulator's
+  // buffers directly (state(), contacts) runs with it current (sap::Simulator::device()).
+  int device = 0;
 };
 
 struct RolloutLaunch;
@@ -125,6 +129,8 @@ class Simulator {
   // continue from a state copied from another simulator.
   void set_time(double t) { time_ = t; }
   int nworld() const { return nworld_; }
+  // CUDA device of this simulator (-1 on the CPU backend).
+  int device() const { return device_; }
   const Scene& scene() const { return scene_; }
   Context& context() { return *ctx_; }
   State& state() { return *state_; }
@@ -157,6 +163,7 @@ class Simulator {
   Scene scene_;
   int nworld_;
   int max_rigid_contact_;
+  int device_ = -1;  // CUDA device (-1: CPU backend)
   bool scene_controls_;
   double time_ = 0;
   std::unique_ptr<Context> ctx_;

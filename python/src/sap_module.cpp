@@ -130,7 +130,7 @@ struct View {
   }
   nb::tuple dlpack_device() const {
     return nb::make_tuple(v.backend == sap::Backend::CUDA ? int(kDLCUDA) : int(kDLCPU),
-                          v.backend == sap::Backend::CUDA ? 0 : 0);
+                          v.device_id());
   }
   nb::dict interface(bool cuda) const {
     if ((v.backend == sap::Backend::CUDA) != cuda)
@@ -334,9 +334,7 @@ NB_MODULE(_sap, m) {
              o.cuda_graphs = cuda_graphs;
              if (device != 0 && sap::resolve_backend(o.backend) != sap::Backend::CUDA)
                throw nb::value_error("device: only device 0 exists on the CPU backend");
-             if (device != 0)
-               throw nb::value_error("device: the C++ library runs on the current CUDA device only (device 0 here); "
-                                    "one process per device with torch.distributed is the supported way (docs/python.md)");
+             o.device = device;  // one Simulator per CUDA device in one process
              if (preset || solver.size() > 0) {
                o.override_solver = true;
                o.solver = scene.solver;

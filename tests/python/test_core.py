@@ -219,3 +219,13 @@ def test_jax_from_dlpack_aliases_the_simulator():
     ptr = q.unsafe_buffer_pointer()
     assert ptr == sim.qpos.data_ptr  # JAX wrapped the simulator's memory (no copy)
     assert np.array_equal(np.asarray(q), np.asarray(sim.qpos))
+
+
+def test_device_index_is_validated():
+    # One Simulator per CUDA device (device=k); the CPU backend has only device 0.
+    with pytest.raises(ValueError, match="CPU backend"):
+        make("box_stack_5.json", nworld=2, device=1)
+    if sap.cuda_compiled() and sap.cuda_device_count() > 0:
+        with pytest.raises(ValueError, match="does not exist"):
+            sap.Simulator(sap.load_scene(scene_path("box_stack_5.json")), nworld=2, backend="cuda",
+                          device=sap.cuda_device_count())
