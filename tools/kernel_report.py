@@ -67,6 +67,7 @@ def ptxas_usage(build):
         if p.returncode != 0:
             sys.exit("kernel_report: recompiling %s failed:\n%s" % (c["file"], p.stderr[-3000:]))
         current = None
+        props_for = None
         for line in p.stderr.splitlines():
             m = re.search(r"Compiling entry function '(\S+)' for '(sm_\d+)'", line)
             if m:
@@ -74,9 +75,25 @@ def ptxas_usage(build):
                 usage[current] = {"arch": m.group(2), "regs": 0, "stack": 0, "spill_st": 0, "spill_ld": 0,
                                   "smem": 0, "file": os.path.basename(c["file"])}
                 continue
+            # ptxas prints "Function properties for F" and then F's frame: the entry's own line,
+            # then one per non-inlined callee (__noinline__ device functions). The entry's frame
+            # covers its callees' frames only in part, so the callees' largest frame and all their
+            # spills are added to the entry (an upper bound on the chain is the sum; we show the
+            # entry's frame plus the largest callee's, and flag it).
+            m = re.search(r"Function properties for (\S+)", line)
+            if m:
+                props_for = m.group(1)
+                continue
             m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
             if m and current:
-                usage[current].update(stack=int(m.group(1)), spill_st=int(m.group(2)), spill_ld=int(m.group(3)))
+                st, sp_st, sp_ld = int(m.group(1)), int(m.group(2)), int(m.group(3))
+                if props_for == current:
+                    usage[current].update(stack=st, spill_st=sp_st, spill_ld=sp_ld)
+                else:  # a non-inlined callee of the current entry
+                    u = usage[current]
+                    u["callee_stack"] = max(u.get("callee_stack", 0), st)
+                    u["spill_st"] += sp_st
+                    u["spill_ld"] += sp_ld
             m = re.search(r"Used (\d+) registers", line)
             if m and current:
                 usage[current]["regs"] = int(m.group(1))
@@ -200,11 +217,13 @@ def main():
         worlds = blocks * per_block if kind in ("warp", "team") else None
         rows.append((kind, name, u, threads, blocks, warps, worlds, limiter))
     rows.sort(key=lambda r: (r[0] not in ("warp", "team"), r[1]))
-    out = ["| kernel | launch | regs/thread | stack B | spill st/ld B | smem B | block | blocks/SM | warps/SM (of 64) | team worlds/SM | limited by |",
+    out = ["| kernel | launch | regs/thread | stack B (own + largest non-inlined callee) | spill st/ld B (with callees) "
+           "| smem B | block | blocks/SM | warps/SM (of 64) | team worlds/SM | limited by |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for kind, name, u, threads, blocks, warps, worlds, limiter in rows:
-        out.append("| `%s` | %s | %d | %d | %d/%d | %d | %d | %d | %d | %s | %s |" % (
-            name, kind, u["regs"], u["stack"], u["spill_st"], u["spill_ld"], u["smem"], threads, blocks, warps,
+        stack = "%d" % u["stack"] if not u.get("callee_stack") else "%d + %d" % (u["stack"], u["callee_stack"])
+        out.append("| `%s` | %s | %d | %s | %d/%d | %d | %d | %d | %d | %s | %s |" % (
+            name, kind, u["regs"], stack, u["spill_st"], u["spill_ld"], u["smem"], threads, blocks, warps,
             "-" if worlds is None else str(worlds), limiter))
     text = "Kernel resources (ptxas -v, %s) and H100 residency:\n\n" % (rows[0][2]["arch"] if rows else "?")
     text += "\n".join(out) + "\n"
