@@ -59,12 +59,14 @@ struct CollisionPipeline::Impl {
       }
       g0s.push_back(g0);
       g1s.push_back(g1);
-      margin.push_back(m.geom_margin[i0] + m.geom_margin[i1]);
+      const double pair_margin = m.pair_margin[static_cast<std::size_t>(p)];
+      margin.push_back(pair_margin >= 0 ? pair_margin : m.geom_margin[i0] + m.geom_margin[i1]);
       const double k0 = m.geom_stiffness[i0], k1 = m.geom_stiffness[i1];
       stiffness.insert(stiffness.end(), {combine_stiffness(k0, k1), k0, k1});
       dissipation.push_back(combine_dissipation(m.geom_dissipation[i0], m.geom_dissipation[i1]));
       hc_dissipation.push_back(combine_hc_dissipation(k0, k1, m.geom_hc_dissipation[i0], m.geom_hc_dissipation[i1]));
-      friction.push_back(combine_friction(m.geom_friction[i0], m.geom_friction[i1]));
+      const double pair_friction = m.pair_friction[static_cast<std::size_t>(p)];
+      friction.push_back(pair_friction >= 0 ? pair_friction : combine_friction(m.geom_friction[i0], m.geom_friction[i1]));
     }
     npair = static_cast<int>(g0s.size());
     auto upload = [b](auto& buf, const auto& host) {

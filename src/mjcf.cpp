@@ -206,6 +206,50 @@ class MjcfImporter {
       fail(where(n), what + " is not supported: " + why + " (ImportOptions::drop_unsupported drops it with a warning)");
     rep_.warn("dropped:" + what, where(n), what + " dropped: " + why);
   }
+  // <contact><pair geom1 geom2 condim friction margin>: an explicit candidate pair (always
+  // tested, whatever contype/conaffinity and exclusions say). Unset friction/margin combine from
+  // the geoms as for automatic pairs (MuJoCo derives unset pair values from the geoms too).
+  // condim 1 is frictionless; torsional/rolling friction (condim 4, 6) and the pair's own
+  // solver parameters are warned: contact stiffness and dissipation come from the geoms.
+  void read_contact_pair(const Node& c) {
+    check_attributes(c, {"name", "class", "geom1", "geom2", "condim", "friction", "margin", "gap", "solref",
+                         "solimp", "solreffriction"});
+    const std::string f = file(c);
+    std::string n1, n2;
+    if (!import::read_string(c.el, "geom1", n1) || !import::read_string(c.el, "geom2", n2))
+      fail(where(c), "<pair> needs geom1 and geom2");
+    CollisionFilter::ExplicitPair e;
+    auto find = [&](const std::string& nm) {
+      const int g = builder_.find_geom(prefixed(nm));
+      if (g < 0) fail(where(c), "<pair>: unknown or non-colliding geom '" + nm + "'");
+      return g;
+    };
+    e.geom0 = find(n1);
+    e.geom1 = find(n2);
+    if (e.geom0 == e.geom1) fail(where(c), "<pair>: geom1 and geom2 are the same geom '" + n1 + "'");
+    std::vector<double> fr;
+    if (import::read_numbers(f, c.el, "friction", 1, 5, fr)) {
+      if (!(fr[0] >= 0)) fail(where(c), "<pair> friction: expected a non-negative sliding coefficient");
+      e.friction = fr[0];
+    }
+    double margin = 0;
+    if (import::read_double(f, c.el, "margin", margin)) {
+      if (!(margin >= 0)) fail(where(c), "<pair> margin: expected a non-negative distance");
+      e.margin = margin;
+    }
+    int condim = 3;
+    if (import::read_int(f, c.el, "condim", condim)) {
+      if (condim != 1 && condim != 3 && condim != 4 && condim != 6)
+        fail(where(c), "<pair> condim: expected 1, 3, 4 or 6, got " + std::to_string(condim));
+      if (condim == 1) e.friction = 0;
+      if (condim > 3) ignored(c, "<pair> condim " + std::to_string(condim), "torsional and rolling friction are not modelled");
+    }
+    for (const char* a : {"class", "gap", "solref", "solimp", "solreffriction"})
+      if (c.el->Attribute(a))
+        ignored(c, std::string("<pair> ") + a, "pair defaults and solver parameters are not read (geom stiffness applies)");
+    builder_.collision_filter().explicit_pairs.push_back(e);
+  }
+
   void check_attributes(const Node& n, std::initializer_list<const char*> known) {
     for (const tinyxml2::XMLAttribute* a = n.el->FirstAttribute(); a; a = a->Next()) {
       bool ok = false;
@@ -1205,7 +1249,7 @@ class MjcfImporter {
           };
           builder_.collision_filter().exclude_body_pairs.push_back({find(b1), find(b2)});
         } else if (t == "pair") {
-          unsupported(c, "contact <pair>", "explicit contact pairs have no counterpart (use contype/conaffinity)");
+          read_contact_pair(c);
         } else {
           ignored(c, "<" + t + "> in <contact>", "unknown element");
         }

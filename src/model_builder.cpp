@@ -195,6 +195,12 @@ int ModelBuilder::find_joint(const std::string& name) const {
   return -1;
 }
 
+int ModelBuilder::find_geom(const std::string& name) const {
+  for (int i = 0; i < ngeom(); ++i)
+    if (geoms_[static_cast<std::size_t>(i)].spec.name == name) return i;
+  return -1;
+}
+
 namespace {
 
 template <class T>
@@ -390,8 +396,23 @@ Model ModelBuilder::finalize() const {
   // Candidate collision pairs, ordered so that geom type(g0) <= type(g1).
   std::set<std::pair<int, int>> excluded;
   for (auto [a, b] : filter_.exclude_body_pairs) excluded.insert({std::min(a, b), std::max(a, b)});
+  // Explicit pairs first (as MuJoCo lists them), ordered by geom type like the automatic ones.
+  std::set<std::pair<int, int>> explicit_set;
+  for (const CollisionFilter::ExplicitPair& e : filter_.explicit_pairs) {
+    if (e.geom0 < 0 || e.geom0 >= m.ngeom || e.geom1 < 0 || e.geom1 >= m.ngeom || e.geom0 == e.geom1)
+      throw std::runtime_error("explicit contact pair (" + std::to_string(e.geom0) + ", " + std::to_string(e.geom1) +
+                               "): needs two different existing geoms");
+    if (!explicit_set.insert({std::min(e.geom0, e.geom1), std::max(e.geom0, e.geom1)}).second) continue;
+    int a = e.geom0, b = e.geom1;
+    if (m.geom_type[static_cast<std::size_t>(a)] > m.geom_type[static_cast<std::size_t>(b)]) std::swap(a, b);
+    m.pair_geom0.push_back(a);
+    m.pair_geom1.push_back(b);
+    m.pair_friction.push_back(e.friction);
+    m.pair_margin.push_back(e.margin);
+  }
   for (int g0 = 0; g0 < m.ngeom; ++g0) {
     for (int g1 = g0 + 1; g1 < m.ngeom; ++g1) {
+      if (explicit_set.count({g0, g1})) continue;
       const int b0 = m.geom_bodyid[static_cast<std::size_t>(g0)], b1 = m.geom_bodyid[static_cast<std::size_t>(g1)];
       if (b0 == b1) continue;
       if (body_static[static_cast<std::size_t>(b0)] && body_static[static_cast<std::size_t>(b1)]) continue;
@@ -418,6 +439,8 @@ Model ModelBuilder::finalize() const {
         continue;
       m.pair_geom0.push_back(a);
       m.pair_geom1.push_back(b);
+      m.pair_friction.push_back(-1);
+      m.pair_margin.push_back(-1);
     }
   }
   m.npair = static_cast<int>(m.pair_geom0.size());

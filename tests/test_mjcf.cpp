@@ -13,6 +13,7 @@
 #include "import_test_util.hpp"
 #include "sap/dynamics.hpp"
 #include "sap/mjcf.hpp"
+#include "sap/simulator.hpp"
 
 namespace {
 
@@ -723,3 +724,83 @@ TEST(Mjcf, RecursiveIncludeIsAnError) {
 }
 
 }  // namespace
+
+// <contact><pair>: an explicit candidate pair, tested whatever contype/conaffinity say, listed
+// once (not again as an automatic pair), with its own friction (condim 1: frictionless) and
+// margin; unset values combine from the geoms (-1 in the model).
+TEST(Mjcf, ExplicitContactPairs) {
+  const char* xml = R"(<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.5"><freejoint/>
+      <geom name="ghost" type="sphere" size="0.1" contype="0" conaffinity="0"/>
+      <geom name="solid" type="sphere" size="0.1" pos="0.3 0 0" margin="0.01"/>
+    </body>
+  </worldbody>
+  <contact>
+    <pair geom1="ghost" geom2="floor" condim="1"/>
+    <pair geom1="floor" geom2="solid" friction="0.4 0.4 0.005 0.0001 0.0001" margin="0.02" condim="6"/>
+  </contact>
+</mujoco>)";
+  sap::ImportReport report;
+  const sap::Model m = load(xml, &report);
+  ASSERT_EQ(m.npair, 2);  // the automatic floor-solid pair is not added a second time
+  const int floor = m.geom_id("floor"), ghost = m.geom_id("ghost"), solid = m.geom_id("solid");
+  EXPECT_EQ(m.pair_geom0[0], floor);  // ordered by geom type: plane first
+  EXPECT_EQ(m.pair_geom1[0], ghost);
+  EXPECT_EQ(m.pair_friction[0], 0.0);  // condim 1
+  EXPECT_EQ(m.pair_margin[0], -1.0);   // unset: the geoms' margins
+  EXPECT_EQ(m.pair_geom0[1], floor);
+  EXPECT_EQ(m.pair_geom1[1], solid);
+  EXPECT_EQ(m.pair_friction[1], 0.4);
+  EXPECT_EQ(m.pair_margin[1], 0.02);
+  EXPECT_TRUE(has_warning(report, "<pair> condim 6 ignored"));
+
+  // Errors name what was expected.
+  auto error_of = [&](const std::string& pair) {
+    std::string bad = xml;
+    const std::string first = "<pair geom1=\"ghost\" geom2=\"floor\" condim=\"1\"/>";
+    bad.replace(bad.find(first), first.size(), pair);
+    try {
+      load(bad);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("<pair geom1=\"ghost\" geom2=\"nope\"/>").find("unknown or non-colliding geom 'nope'"), std::string::npos);
+  EXPECT_NE(error_of("<pair geom1=\"ghost\"/>").find("needs geom1 and geom2"), std::string::npos);
+  EXPECT_NE(error_of("<pair geom1=\"ghost\" geom2=\"floor\" condim=\"2\"/>").find("condim: expected 1, 3, 4 or 6"),
+            std::string::npos);
+  EXPECT_NE(error_of("<pair geom1=\"ghost\" geom2=\"ghost\"/>").find("the same geom"), std::string::npos);
+}
+
+// A sphere that collides with nothing by contype/conaffinity falls through the floor; an explicit
+// pair with the floor holds it up (at rest near the compliant contact's static penetration).
+TEST(Mjcf, ExplicitPairHoldsAGhostSphere) {
+  auto final_height = [](bool with_pair) {
+    const std::string xml = std::string(R"(<mujoco><option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="ball" pos="0 0 0.2"><freejoint/>
+      <geom name="ghost" type="sphere" size="0.1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>)") + (with_pair ? R"(<contact><pair geom1="ghost" geom2="floor"/></contact>)" : "") + "</mujoco>";
+    sap::Scene s;
+    s.model = load(xml);
+    s.dt = 0.002;
+    s.qpos0 = s.model.qpos0;
+    s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
+    sap::SimulatorOptions o;
+    o.nworld = 1;
+    o.backend = sap::Backend::CPU;
+    o.threads = 1;
+    sap::Simulator sim(s, o);
+    sim.step(500);
+    return sim.state().qpos.world_to_host(0)[2];
+  };
+  EXPECT_LT(final_height(false), -1.0);  // 1 s of free fall from 0.2 m
+  const double z = final_height(true);
+  EXPECT_GT(z, 0.09);
+  EXPECT_LT(z, 0.1005);
+}

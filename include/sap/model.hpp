@@ -146,6 +146,8 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   /* candidate collision pairs (precomputed at finalize) */                     \
   X(pair_geom0, int, npair)                                                     \
   X(pair_geom1, int, npair)                                                     \
+  X(pair_friction, double, npair) /* explicit pair's friction; -1: combined from the geoms */ \
+  X(pair_margin, double, npair)   /* explicit pair's margin; -1: geom_margin sum */ \
   /* actuators (each acts on one dof) */                                        \
   X(actuator_type, int, nu)                                                     \
   X(actuator_dofadr, int, nu)                                                   \

@@ -126,6 +126,14 @@ struct CollisionFilter {
   // true). MuJoCo keeps those pairs (its weld groups): the MJCF importer sets false.
   bool filter_static_parent = true;
   std::vector<std::pair<int, int>> exclude_body_pairs;
+  // Explicit geom pairs (MJCF <contact><pair>): always candidates, whatever contype/conaffinity,
+  // exclusions and the parent filter say, and the automatic pair of the same two geoms is not
+  // added again. friction/margin < 0: combined from the geoms as for automatic pairs.
+  struct ExplicitPair {
+    int geom0 = -1, geom1 = -1;
+    double friction = -1, margin = -1;
+  };
+  std::vector<ExplicitPair> explicit_pairs;
 };
 
 // Mass properties of a solid primitive of uniform density (principal axes = geom axes).
@@ -167,6 +175,7 @@ class ModelBuilder {
   int joint_body(int i) const { return joints_.at(static_cast<std::size_t>(i)).body; }
   int find_body(const std::string& name) const;
   int find_joint(const std::string& name) const;
+  int find_geom(const std::string& name) const;  // -1 when absent
 
   // Builds and validates the model; throws std::runtime_error on inconsistent input.
   Model finalize() const;
