@@ -300,9 +300,10 @@ class MjcfImporter {
         // directory is tried second.
         fs::path p = fs::path(dirs_[static_cast<std::size_t>(f)]) / rel;
         if (fs::path(rel).is_absolute()) p = rel;
-        if (!fs::exists(p)) {
+        std::error_code ec;  // non-throwing: a malformed name is reported by load_file below
+        if (!fs::exists(p, ec)) {
           const fs::path alt = fs::path(dirs_[0]) / rel;
-          if (fs::exists(alt)) p = alt;
+          if (fs::exists(alt, ec)) p = alt;
         }
         const std::string ps = p.lexically_normal().string();
         const std::string key = canonical_key(ps);

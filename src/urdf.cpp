@@ -30,10 +30,15 @@ namespace fs = std::filesystem;
 // ROS_PACKAGE_PATH (colon-separated; an entry named `pkg`, or holding `pkg`). The first
 // candidate that exists wins; `tried` lists every candidate for the error message.
 std::string resolve_mesh_path(const std::string& uri, const std::string& urdf_path, std::vector<std::string>& tried) {
-  const fs::path urdf_dir = fs::absolute(fs::path(urdf_path)).parent_path();
+  // Non-throwing overloads throughout: a malformed filename (too long, bad characters) is a
+  // missing mesh reported with the URDF's line, not a filesystem_error escaping the importer.
+  std::error_code ec;
+  fs::path urdf_dir = fs::absolute(fs::path(urdf_path), ec).parent_path();
+  if (ec) urdf_dir = fs::path(urdf_path).parent_path();
   auto accept = [&](const fs::path& p) {
     tried.push_back(p.lexically_normal().string());
-    return fs::is_regular_file(p);
+    std::error_code status_ec;
+    return fs::is_regular_file(p, status_ec) && !status_ec;
   };
   const std::string pkg_prefix = "package://", file_prefix = "file://";
   if (uri.rfind(file_prefix, 0) == 0) return uri.substr(file_prefix.size());
