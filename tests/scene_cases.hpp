@@ -1,5 +1,6 @@
 // The scenes every cross-backend test runs: each JSON scene of scenes/ and the humanoid, G1
 // and Panda MJCF models of ../shared (skipped where ../shared is not beside the checkout).
+// g1_rough_terrain is the heightfield scene (G1 on rough ground).
 #pragma once
 
 #include <algorithm>
@@ -27,6 +28,7 @@ inline const std::vector<std::string> kSceneCases = {"pendulum",
                                                      "constrained_mechanisms",
                                                      "humanoid",
                                                      "g1",
+                                                     "g1_rough_terrain",
                                                      "panda"};
 
 // JSON scenes by file name; the MJCF models through a one-asset scene (as sap_bench loads them).
@@ -44,6 +46,8 @@ inline Scene load_named(const std::string& name) {
 
 inline bool available(const std::string& name) {
   if (name == "g1") return std::filesystem::exists(kScenes + "../../shared/models/unitree_g1/scene_flat.xml");
+  if (name == "g1_rough_terrain")  // a JSON scene including the shared G1 model
+    return std::filesystem::exists(kScenes + "../../shared/models/unitree_g1/unitree_g1_mjlab.xml");
   if (name == "panda")
     return std::filesystem::exists(kScenes + "../../shared/models/franka_emika_panda/mjx_single_cube.xml");
   if (name == "humanoid") return std::filesystem::exists(kScenes + "../../shared/models/humanoid.xml");
