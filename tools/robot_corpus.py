@@ -296,9 +296,9 @@ def table(results, roots, steps, mj_note, scenarios=None):
                 "settling, then 2 s), Fetch's object rests on its table for 2 s. MuJoCo (same resets): the block ends",
                 "at (1.0097, 0.8790, 0.1660) and moves 1.0 mm in the hold; Fetch's object compresses the table by",
                 "0.2 mm, its gripper sags 0.6 mm. Our contact compression (1 mm for the 2 kg object) and the gripper's",
-                "sag on its mocap weld (23 mm) are larger, most likely because the importer does not use `solimp` (MuJoCo's impedance d =",
-                "0.9 to 0.95 divides the steady sag of a soft row under a load by d / (1 - d); docs/model-import.md,",
-                "\"Compliance from solref\"). Figures per preset:", ""]
+                "sag on its mocap weld (23 mm) are larger, most likely because the importer does not use `solimp`",
+                "(MuJoCo's impedance d = 0.9 to 0.95 divides the steady sag of a soft row under a load by d / (1 - d);",
+                "docs/model-import.md, \"Compliance from solref\"). Figures per preset:", ""]
         tail += ["- " + l for l in scenarios]
     return "\n".join(head + rows + tail) + "\n", n_strict, n_all_ok
 
