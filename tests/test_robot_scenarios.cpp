@@ -156,10 +156,11 @@ TEST_P(RobotScenario, ShadowHandHoldsBlockInPalmFor2s) {
 // compression (0.5 s; about 1 mm, reached well before), drift < 0.1 mm and no growth of its
 // penetration into the table (< 0.01 mm) until 2 s; on the table top within the compression
 // (|z - 0.425| < 1.5 mm), within 1.5 mm of MuJoCo's end position (MuJoCo compresses 0.2 mm).
-// The gripper hangs on its weld to the mocap body: it sags 23 mm here against MuJoCo's 0.6 mm,
-// because the importer ignores the weld's solimp (d = 0.95 in MuJoCo shrinks the sag under a
-// load by (1 - d) / d; docs/model-import.md, "Compliance from solref"); the bound below only
-// says that the weld carries the arm (< 3 cm). No failed world.
+// The object's compression (0.98 mm) is what MuJoCo gives with solimp d = 0.5 (the importer
+// ignores solimp; the file's d = 0.9..0.95 gives 0.2 mm in MuJoCo). The gripper hangs on its
+// weld to the mocap body and sags 22 mm here against MuJoCo's 0.6 mm (2.5 mm with d = 0.5: the
+// rest of the difference is not explained yet, docs/robots.md); the bound below only says that
+// the weld carries the arm (< 3 cm). No failed world.
 TEST_P(RobotScenario, FetchTableAndObjectRestWithoutDrift) {
   const std::string path = corpus_assets() + "fetch/pick_and_place.xml";
   REQUIRE_CORPUS_MODEL(path);
@@ -210,10 +211,10 @@ TEST_P(RobotScenario, FetchTableAndObjectRestWithoutDrift) {
   const double table_drift = (body_position(sim, table) - table0).norm();
   std::printf("scenario fetch %s: object start (%.4f %.4f %.4f) end@2s (%.5f %.5f %.5f); drift %.3f mm from start, "
               "%.3g mm after 0.5 s; penetration into the table %.3f mm at 0.5 s, growth after %.3g mm; table drift %.3g m; "
-              "gripper drift %.2f mm; |end - MuJoCo end| %.3f mm\n",
+              "gripper drift max %.2f mm, at 2 s %.2f mm; |end - MuJoCo end| %.3f mm\n",
               GetParam().c_str(), start.x(), start.y(), start.z(), end.x(), end.y(), end.z(), 1e3 * (end - start).norm(),
               1e3 * max_drift, 1e3 * early_depth, 1e3 * max_depth_growth, table_drift, 1e3 * max_grip_drift,
-              1e3 * (end - mj_end).norm());
+              1e3 * (body_position(sim, gripper) - grip0).norm(), 1e3 * (end - mj_end).norm());
   EXPECT_TRUE(sim.failed_worlds_since_reset().empty());
   EXPECT_TRUE(end.allFinite());
   EXPECT_GT(early_depth, 0) << "the object should touch the table";

@@ -18,7 +18,8 @@ environments' resets (gymnasium_robotics 1.4.2, read from the wheel):
         reset_mocap_welds + set_mocap_pos keep the weld satisfied); the fingers get ctrl 0 as
         in the file. 2 s (1,000 steps).
 
-Writes tests/data/mujoco/robot_scenarios.json: per scenario, the watched bodies' world
+"fetch_solimp_0.5" repeats the Fetch run with every solimp set to d = 0.5 (docs/robots.md: our
+contact compression and part of the weld sag match it). Writes tests/data/mujoco/robot_scenarios.json: per scenario, the watched bodies' world
 positions at the sampled times, and MuJoCo's contact count at the end. The test reads the
 fixture, never the wheel's MuJoCo.
 
@@ -58,8 +59,11 @@ def hand():
             "ncon_end": ncon}
 
 
-def fetch():
+def fetch(solimp_half=False):
     m = mujoco.MjModel.from_xml_path(str(ASSETS / "fetch" / "pick_and_place.xml"))
+    if solimp_half:  # impedance d = 0.5 everywhere: the compliance our importer's solref rule gives
+        m.eq_solimp[:, :3] = (0.5, 0.5, 0.001)
+        m.geom_solimp[:, :3] = (0.5, 0.5, 0.001)
     d = mujoco.MjData(m)
     slides = {"robot0:slide0": 0.405, "robot0:slide1": 0.48, "robot0:slide2": 0.0}
     for j, v in slides.items():
@@ -73,10 +77,10 @@ def fetch():
 
 
 def main():
-    out = {"mujoco": mujoco.__version__, "hand": hand(), "fetch": fetch()}
+    out = {"mujoco": mujoco.__version__, "hand": hand(), "fetch": fetch(), "fetch_solimp_0.5": fetch(True)}
     path = REPO / "tests" / "data" / "mujoco" / "robot_scenarios.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
-    for k in ("hand", "fetch"):
+    for k in ("hand", "fetch", "fetch_solimp_0.5"):
         p = out[k]["positions"]
         print(k, {t: {b: np.round(v, 4).tolist() for b, v in p[t].items()} for t in p})
     print("wrote", path)
