@@ -46,7 +46,7 @@ budget=${GPU_RUN_BUDGET_S:-500}
 time_left() { [ $SECONDS -lt $((budget - $1)) ] || { echo "skipped after ${SECONDS}s: $2" | tee -a "$out/skipped.txt"; false; }; }
 # 3. Other scenes, scaling.
 time_left 200 "other scenes, scaling" && {
-for s in free_cube multi_joints sphere_on_ground sphere_pile pendulum; do bench ${s}_4096 scenes/$s.json --worlds 4096 --steps 200; done
+for s in free_cube multi_joints sphere_on_ground sphere_pile pendulum g1_rough_terrain; do bench ${s}_4096 scenes/$s.json --worlds 4096 --steps 200; done
 bench humanoid_ls_reference scenes/humanoid.json --worlds 4096 --steps 100 --set linear_solver=reference
 timeout 120 "$b/sap_bench" scenes/humanoid.json --backend cuda --scaling-max 32768 --steps 50 --stats-every 0 \
   --json "$out/json/scaling_humanoid.json" 2>&1 | tail -20 > "$out/scaling.txt"
