@@ -1,6 +1,7 @@
 // URDF importer: link frames from joint origins (rpy = fixed-axis roll, pitch, yaw), joint
 // types and limits, inertials rotated into the link frame, collision primitives (full sizes
-// halved), collision meshes an error unless dropped, <mimic> couplers, fixed joints' axes ignored, floating base, errors with file:line. Expected values
+// halved), collision meshes an error unless dropped, <mimic> couplers, fixed joints' axes ignored, floating base,
+// inertia repairs (rounding-noise projection, bound mass of massless moving links), errors with file:line. Expected values
 // are analytic (rotation algebra, pendulum dynamics).
 #include <gtest/gtest.h>
 
