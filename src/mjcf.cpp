@@ -13,6 +13,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -1516,32 +1517,60 @@ class MjcfImporter {
     s.joint = jr.builder_index;
     s.tendon = tendon;
     s.gear = a.gear;
+    // MuJoCo's force on the joint (length G q, G = gear):
+    //   qfrc = G clamp(g0 ctrl + b0 + b1 G q + b2 G qdot, forcerange)      (biastype affine)
+    // Ours (kernels/contact_jacobian.hpp, setup_pd) with gear g and gains kp, kd:
+    //   qfrc = clamp(g^2 kp (ctrl/g - q) - g^2 kd qdot, g forcerange')
+    // The two agree term by term when g^2 kp = -G^2 b1, g kp = G g0, g^2 kd = -G^2 b2 and
+    // g forcerange' = G forcerange, i.e. g = -G b1/g0 (position form, b1 < 0) or g = -G b2/g0
+    // (velocity form, b1 = 0 < -b2), kp = G g0/g, kd = -G^2 b2/g^2. A position servo
+    // (b1 = -g0) keeps g = G and kp = g0, a velocity servo (b2 = -g0) g = G and kd = g0.
+    // The implicit PD is evaluated at the end of the step (and clamped by the near-rigid rule),
+    // so only the force law, not its time discretisation, is MuJoCo's.
     const double g0 = a.gainprm[0];
     const double* b = a.biasprm;
+    const double G = a.gear;
     bool tail_zero = true;
     for (int k = 3; k < 10; ++k) tail_zero = tail_zero && b[k] == 0;
-    double fr_scale = 1.0;
-    if (a.biastype == "none") {
+    auto prm = [&]() {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "gainprm %g, biasprm (%g, %g, %g)", g0, b[0], b[1], b[2]);
+      return std::string(buf);
+    };
+    double fr_scale = 1.0;  // our forcerange = MuJoCo's forcerange * fr_scale
+    if (!(G != 0)) fail(where(n), label + ": gear must be non-zero");
+    if (a.biastype == "none" || (a.biastype == "affine" && tail_zero && b[0] == 0 && b[1] == 0 && b[2] == 0)) {
       // force = g0 * ctrl, clamped to forcerange, times gear.
       if (!(g0 > 0)) fail(where(n), label + ": gain gainprm[0] must be positive, got " + std::to_string(g0));
       s.type = kActMotor;
-      s.gear = a.gear * g0;
+      s.gear = G * g0;
       fr_scale = 1.0 / g0;
-    } else if (a.biastype == "affine" && tail_zero && b[0] == 0 && g0 > 0 && b[1] == -g0 && b[2] <= 0) {
-      s.type = kActPosition;  // force = kp (ctrl - q) - kv qdot
-      s.kp = g0;
-      s.kd = -b[2];
-    } else if (a.biastype == "affine" && tail_zero && b[0] == 0 && g0 > 0 && b[1] == 0 && b[2] == -g0) {
-      s.type = kActVelocity;  // force = kv (ctrl - qdot)
-      s.kd = g0;
+    } else if (a.biastype != "affine") {
+      unsupported(n, "actuator biastype", label + " has biastype '" + a.biastype + "' (only 'none' and 'affine')");
+      return;
+    } else if (!tail_zero) {
+      fail(where(n), label + ": biasprm[3..9] must be zero for biastype 'affine'");
+    } else if (b[0] != 0) {
+      unsupported(n, "actuator bias offset",
+                  label + ": " + prm() + ": a constant force offset biasprm[0] has no counterpart");
+      return;
+    } else if (b[1] > 0 || b[2] > 0) {
+      fail(where(n), label + ": " + prm() +
+                         ": a positive biasprm[1] or biasprm[2] is positive feedback (an unstable servo), not supported");
+    } else if (g0 == 0) {
+      fail(where(n), label + ": " + prm() + ": a servo with gainprm[0] = 0 ignores its control; use a joint spring/damper");
+    } else if (b[1] < 0) {
+      s.type = kActPosition;  // force = kp (ctrl - q) - kv qdot in our gear's units
+      s.gear = -G * b[1] / g0;
+      s.kp = G * g0 / s.gear;
+      s.kd = -G * G * b[2] / (s.gear * s.gear);
+      fr_scale = G / s.gear;
     } else {
-      fail(where(n), label + ": gainprm/biasprm (" + std::to_string(g0) + "; " + std::to_string(b[0]) + ", " +
-                         std::to_string(b[1]) + ", " + std::to_string(b[2]) + ") with biastype '" + a.biastype +
-                         "' is neither a motor, a position servo (biasprm = 0, -kp, -kv) nor a velocity servo");
+      s.type = kActVelocity;  // force = kd (ctrl - qdot) in our gear's units
+      s.gear = -G * b[2] / g0;
+      s.kd = G * g0 / s.gear;
+      fr_scale = G / s.gear;
     }
-    if (s.type != kActMotor && a.gear != 1)
-      fail(where(n), label + ": gear " + std::to_string(a.gear) +
-                         " on a position/velocity servo is not supported (gear must be 1)");
     const bool has_ctrl = !(a.ctrlrange[0] == 0 && a.ctrlrange[1] == 0);
     const bool has_force = !(a.forcerange[0] == 0 && a.forcerange[1] == 0);
     auto limited = [&](int flag, bool has, const char* what) {
@@ -1562,9 +1591,10 @@ class MjcfImporter {
     if (s.ctrllimited && !(s.ctrlrange[0] < s.ctrlrange[1]))
       fail(where(n), label + ": ctrlrange lower bound must be below the upper bound");
     s.forcelimited = limited(a.forcelimited, has_force, "force");
-    s.forcerange = {a.forcerange[0] * fr_scale, a.forcerange[1] * fr_scale};
     if (s.forcelimited && !(a.forcerange[0] <= 0 && 0 <= a.forcerange[1]))
       fail(where(n), label + ": forcerange must contain 0");
+    s.forcerange = {a.forcerange[0] * fr_scale, a.forcerange[1] * fr_scale};
+    if (fr_scale < 0) std::swap(s.forcerange[0], s.forcerange[1]);  // a negative gain flips the interval
     builder_.add_actuator(s);
     ++nu_;
   }

@@ -1,5 +1,7 @@
 #include "sap/model.hpp"
 
+#include <Eigen/Eigenvalues>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -179,13 +181,13 @@ void Model::validate() const {
     const double* I = &body_inertia[6 * static_cast<std::size_t>(b)];
     for (int k = 0; k < 6; ++k)
       if (!std::isfinite(I[k])) fail(quoted(body_names, b, "body") + ": inertia is not finite");
-    // Principal moments of a physical body satisfy the triangle inequality; we check the
-    // diagonal (exact for diagonal tensors) and positive semi-definiteness via the minors.
-    const double d0 = I[0] * I[1] - I[3] * I[3];
-    const double det = I[0] * (I[1] * I[2] - I[5] * I[5]) - I[3] * (I[3] * I[2] - I[5] * I[4]) +
-                       I[4] * (I[3] * I[5] - I[1] * I[4]);
+    // Positive semi-definiteness from the principal moments (a test on the leading minors
+    // rejects about half of the exactly singular tensors rotated in floating point: a point
+    // mass, a thin rod, or a URDF tensor whose rounding noise was projected away).
+    Eigen::Matrix3d T;
+    T << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
     const double tol = 1e-12 * (std::fabs(I[0]) + std::fabs(I[1]) + std::fabs(I[2]) + 1e-300);
-    if (I[0] < -tol || I[1] < -tol || I[2] < -tol || d0 < -tol * tol || det < -tol * tol * tol)
+    if (Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(T, Eigen::EigenvaluesOnly).eigenvalues()[0] < -tol)
       fail(quoted(body_names, b, "body") + ": inertia tensor is not positive semi-definite");
   }
   for (int j = 0; j < njnt; ++j) {

@@ -154,8 +154,10 @@ void SceneParser::parse_controls(const json& c, const std::string& ptr, Scene& s
       }
       const int dof = m.actuator_dofadr[static_cast<std::size_t>(i)];
       const int jnt = m.dof_jntid[static_cast<std::size_t>(dof)];
+      // The servo's target is ctrl / gear (an imported MJCF servo can have gear != 1).
       s.controls[static_cast<std::size_t>(i)].value =
-          s.qpos0[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(jnt)])];
+          s.qpos0[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(jnt)])] *
+          m.actuator_gear[static_cast<std::size_t>(i)];
     }
   }
   for (const AssetInfo& a : assets_) {

@@ -6,6 +6,8 @@
 // are created depth first from the root link, children in the document order of their joints.
 #include <tinyxml2.h>
 
+#include <Eigen/Dense>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -75,6 +77,9 @@ std::string resolve_mesh_path(const std::string& uri, const std::string& urdf_pa
 
 struct ULink {
   const XMLElement* el = nullptr;
+  const XMLElement* inertia_el = nullptr;  // <inertia>, for the line of inertia diagnostics
+  import::Sym6 inertia_written{0, 0, 0, 0, 0, 0};  // as written, in the inertial frame
+  Quat<double> inertial_quat;                       // the inertial frame in the link frame
   std::string name;
   double mass = 0;
   Vec3d com{0, 0, 0};
@@ -125,6 +130,7 @@ class UrdfImporter {
       else rep_.warn("elem:" + t, where(e), "<" + t + "> ignored: unknown URDF element");
     }
     if (links_.empty()) fail(where(robot), "the robot has no links");
+    repair_inertia_rounding();
     build();
     rep_.flush(report);
   }
@@ -191,6 +197,9 @@ class UrdfImporter {
                                number(I, "ixy", 0, true), number(I, "ixz", 0, true), number(I, "iyz", 0, true)};
       l.com = to_array(o.pos);
       l.inertia = import::rotate_inertia(o.quat, local);
+      l.inertia_el = I;
+      l.inertia_written = local;
+      l.inertial_quat = o.quat;
     }
     for (const XMLElement* c = e->FirstChildElement("collision"); c; c = c->NextSiblingElement("collision")) {
       const XMLElement* geo = c->FirstChildElement("geometry");
@@ -318,6 +327,61 @@ class UrdfImporter {
     joints_.push_back(j);
   }
 
+  static std::string fmt(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", x);
+    return buf;
+  }
+
+  // Inertia tensors that are not positive semi-definite (docs/model-import.md, "URDF inertia
+  // repairs"). With λ the principal moments of a link (ascending) and s the largest principal
+  // moment of any link in the file:
+  //   λ0 >= -1e-12 λ2:  positive semi-definite to the tensor's own precision; kept as written
+  //                     (Model::validate accepts it);
+  //   λ0 >= -1e-12 s:   rounding noise relative to the robot's inertias (iCub's legs and head:
+  //                     entries of +-2^-64 kg m^2 on a robot whose inertias reach 0.08 kg m^2);
+  //                     replaced by the nearest positive semi-definite tensor in the Frobenius
+  //                     norm, V max(Λ, 0) V^T (negative principal moments set to 0, axes kept),
+  //                     with a note; an error when ImportOptions::repair_inertia_rounding is off;
+  //   otherwise:        an error at the <inertia> line with the principal moments (TIAGo's
+  //                     antennas: (-3.5e-8, 3.5e-8, 9.1e-8) kg m^2, a product of inertia larger
+  //                     than the moments).
+  // Decided and projected on the tensor as written (in the inertial frame), then rotated into the
+  // link frame (the projection commutes with rotations).
+  void repair_inertia_rounding() {
+    auto tensor = [](const import::Sym6& I) {
+      Eigen::Matrix3d T;
+      T << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
+      return T;
+    };
+    double scale = 0;
+    for (const ULink& l : links_) {
+      if (!l.inertia_el) continue;
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(tensor(l.inertia_written), Eigen::EigenvaluesOnly);
+      scale = std::max(scale, es.eigenvalues()[2]);
+    }
+    for (ULink& l : links_) {
+      if (!l.inertia_el) continue;
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(tensor(l.inertia_written));
+      const Eigen::Vector3d lam = es.eigenvalues();
+      if (lam[0] >= -1e-12 * std::max(lam[2], 0.0)) continue;
+      const std::string moments =
+          "principal moments (" + fmt(lam[0]) + ", " + fmt(lam[1]) + ", " + fmt(lam[2]) + ") kg m^2";
+      const std::string head = "link '" + l.name + "': inertia tensor is not positive semi-definite: " + moments;
+      if (lam[0] < -1e-12 * scale)
+        fail(where(l.inertia_el), head + "; the negative one exceeds rounding noise (1e-12 x " + fmt(scale) +
+                                      " kg m^2, the largest principal moment in the file)");
+      if (!opt_.repair_inertia_rounding)
+        fail(where(l.inertia_el), head + ", within rounding noise (ImportOptions::repair_inertia_rounding is off)");
+      const Eigen::Matrix3d T =
+          es.eigenvectors() * lam.cwiseMax(0.0).asDiagonal() * es.eigenvectors().transpose();
+      l.inertia = import::rotate_inertia(l.inertial_quat, {T(0, 0), T(1, 1), T(2, 2), T(0, 1), T(0, 2), T(1, 2)});
+      rep_.warn("inertia-rounding", where(l.inertia_el),
+                "inertia tensor not positive semi-definite by rounding noise only (negative principal moments "
+                "within 1e-12 of the file's largest) repaired: set to the nearest positive semi-definite tensor");
+    }
+  }
+
   void build() {
     std::map<std::string, int> parent_joint;
     std::map<std::string, std::vector<int>> children;
@@ -398,14 +462,50 @@ class UrdfImporter {
       subtree[l] += links_[l].mass;
       if (parent_of[l] >= 0) subtree[static_cast<std::size_t>(parent_of[l])] += subtree[l];
     }
+    // A moving link with no mass in its subtree makes the mass matrix singular: it and every
+    // link below it (all massless) get ImportOptions::massless_link_mass/_inertia, MuJoCo's
+    // boundmass/boundinertia (docs/model-import.md, "URDF inertia repairs"), or it is an error.
+    std::vector<int> bounded(links_.size(), 0);
+    bool any_bounded = false;
     for (const Item& it : order) {
       const std::size_t l = static_cast<std::size_t>(it.link);
       const bool has_dofs = it.joint >= 0 ? (joints_[static_cast<std::size_t>(it.joint)].type != "fixed" &&
                                              joints_[static_cast<std::size_t>(it.joint)].type != "planar")
                                           : floating_ && !root_is_world;
-      if (has_dofs && !(subtree[l] > 0))
-        fail(where(links_[l].el),
-             "link '" + links_[l].name + "' moves but has no mass in its subtree (add an <inertial>)");
+      if (parent_of[l] >= 0 && bounded[static_cast<std::size_t>(parent_of[l])]) {
+        bounded[l] = 1;
+      } else if (has_dofs && !(subtree[l] > 0)) {
+        if (!(opt_.massless_link_mass > 0))
+          fail(where(links_[l].el), "link '" + links_[l].name +
+                                        "' moves but has no mass in its subtree (add an <inertial>; "
+                                        "ImportOptions::massless_link_mass is 0)");
+        bounded[l] = 1;
+      }
+      if (!bounded[l]) continue;
+      any_bounded = true;
+      ULink& k = links_[l];
+      k.mass = opt_.massless_link_mass;
+      // Principal moments raised to at least the bound (MuJoCo's boundinertia); a massless link
+      // usually has none, and then the tensor is bi 1.
+      const double bi = std::max(opt_.massless_link_inertia, 0.0);
+      Eigen::Matrix3d T;
+      T << k.inertia[0], k.inertia[3], k.inertia[4], k.inertia[3], k.inertia[1], k.inertia[5], k.inertia[4],
+          k.inertia[5], k.inertia[2];
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(T);
+      T = es.eigenvectors() * es.eigenvalues().cwiseMax(bi).asDiagonal() * es.eigenvectors().transpose();
+      k.inertia = {T(0, 0), T(1, 1), T(2, 2), T(0, 1), T(0, 2), T(1, 2)};
+      rep_.warn("massless-bound", where(k.el),
+                "massless moving link given mass " + fmt(opt_.massless_link_mass) + " kg and inertia " + fmt(bi) +
+                    " kg m^2 (ImportOptions::massless_link_mass/_inertia, as MuJoCo's boundmass/boundinertia): "
+                    "no mass in its subtree");
+    }
+    if (any_bounded) {
+      std::fill(subtree.begin(), subtree.end(), 0.0);
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const std::size_t l = static_cast<std::size_t>(it->link);
+        subtree[l] += links_[l].mass;
+        if (parent_of[l] >= 0) subtree[static_cast<std::size_t>(parent_of[l])] += subtree[l];
+      }
     }
     std::vector<double> tree_mass(links_.size(), 0.0);
     for (const Item& it : order) {

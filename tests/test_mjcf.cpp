@@ -402,6 +402,42 @@ TEST(Mjcf, ActuatorMapping) {
   EXPECT_DOUBLE_EQ(m.actuator_gear[u("gen_no_bias")], 100);
 }
 
+// A general affine actuator, force = G (g0 ctrl + b1 G q + b2 G qdot), maps onto our servo with
+// gear g = -G b1/g0, kp = G g0/g, kd = -G^2 b2/g^2 (docs/model-import.md, "Actuators"). Adroit's
+// arm (gainprm 500, biasprm 0 -200 0): g = 0.4, kp = 1250, so g^2 kp = 200 on q and g kp = 500 on
+// ctrl, as MuJoCo's. The force law is checked against MuJoCo's qfrc_actuator in
+// test_mjcf_fixtures (AffineActuators).
+TEST(Mjcf, GeneralAffineActuatorMapsExactly) {
+  const sap::Model m = load(R"(<mujoco>
+  <worldbody>
+    <body><joint name="a" type="slide"/><joint name="b"/><geom size="0.1"/></body>
+  </worldbody>
+  <actuator>
+    <general name="adroit" joint="a" ctrlrange="-0.3 0.5" biastype="affine" gainprm="500 0 0" biasprm="0 -200 0"/>
+    <general name="geared" joint="b" gear="2" forcerange="-3 6" biastype="affine" gainprm="30" biasprm="0 -50 -4"/>
+    <general name="vel" joint="b" biastype="affine" gainprm="10" biasprm="0 0 -5"/>
+  </actuator>
+</mujoco>)");
+  auto u = [&](const std::string& n) { return static_cast<std::size_t>(m.actuator_id(n)); };
+  EXPECT_EQ(m.actuator_type[u("adroit")], sap::kActPosition);
+  EXPECT_DOUBLE_EQ(m.actuator_gear[u("adroit")], 0.4);
+  EXPECT_DOUBLE_EQ(m.actuator_kp[u("adroit")], 1250);
+  EXPECT_DOUBLE_EQ(m.actuator_kd[u("adroit")], 0);
+  EXPECT_DOUBLE_EQ(m.actuator_ctrlrange[2 * u("adroit")], -0.3);  // ctrl units unchanged
+  // G = 2: g = 2 * 50/30 = 10/3, kp = G g0/g = 18, kd = G^2 4/g^2 = 1.44; the joint force bound
+  // g forcerange' = G forcerange = [-6, 12].
+  EXPECT_EQ(m.actuator_type[u("geared")], sap::kActPosition);
+  EXPECT_NEAR(m.actuator_gear[u("geared")], 10.0 / 3, 1e-14);
+  EXPECT_NEAR(m.actuator_kp[u("geared")], 18, 1e-12);
+  EXPECT_NEAR(m.actuator_kd[u("geared")], 1.44, 1e-12);
+  EXPECT_NEAR(m.actuator_gear[u("geared")] * m.actuator_forcerange[2 * u("geared")], -6, 1e-12);
+  EXPECT_NEAR(m.actuator_gear[u("geared")] * m.actuator_forcerange[2 * u("geared") + 1], 12, 1e-12);
+  // Velocity form: g = 5/10, kd = 10/0.5 = 20: g^2 kd = 5 on qdot, g kd = 10 on ctrl.
+  EXPECT_EQ(m.actuator_type[u("vel")], sap::kActVelocity);
+  EXPECT_DOUBLE_EQ(m.actuator_gear[u("vel")], 0.5);
+  EXPECT_DOUBLE_EQ(m.actuator_kd[u("vel")], 20);
+}
+
 // ------------------------------------------------------------------ keyframes, names, appending
 
 TEST(Mjcf, KeyframesNamesAndAppending) {
@@ -629,8 +665,11 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "<motor joint=\"nope\"/>\n</actuator>\n</mujoco>",
        "model.xml:6: actuator: unknown joint 'nope'"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n"
-       "<general joint=\"j\" gainprm=\"2\" biastype=\"affine\" biasprm=\"1 2 3\"/>\n</actuator>\n</mujoco>",
-       "model.xml:6: actuator: gainprm/biasprm"},
+       "<general joint=\"j\" gainprm=\"2\" biastype=\"affine\" biasprm=\"1 -2 -3\"/>\n</actuator>\n</mujoco>",
+       "model.xml:6: actuator bias offset is not supported: actuator: gainprm 2, biasprm (1, -2, -3)"},
+      {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n"
+       "<general joint=\"j\" gainprm=\"2\" biastype=\"affine\" biasprm=\"0 2 0\"/>\n</actuator>\n</mujoco>",
+       "model.xml:6: actuator: gainprm 2, biasprm (0, 2, 0): a positive biasprm[1] or biasprm[2] is positive feedback"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\" type=\"ball\"/><geom size=\"1\"/></body>\n</worldbody>\n"
        "<actuator>\n<position joint=\"j\"/>\n</actuator>\n</mujoco>",
        "model.xml:6: actuator: joint 'j' must be a hinge or slide joint"},
@@ -638,8 +677,8 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "<general joint=\"j\" dyntype=\"filter\"/>\n</actuator>\n</mujoco>",
        "model.xml:6: actuator dynamics is not supported"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n"
-       "<position joint=\"j\" gear=\"2\"/>\n</actuator>\n</mujoco>",
-       "model.xml:6: actuator: gear 2.000000 on a position/velocity servo is not supported"},
+       "<position joint=\"j\" gear=\"0\"/>\n</actuator>\n</mujoco>",
+       "model.xml:6: actuator: gear must be non-zero"},
       {"<mujoco>\n<worldbody>\n<body>\n<inertial pos=\"0 0 0\" diaginertia=\"1 1 1\"/>\n</body>\n</worldbody>\n</mujoco>",
        "model.xml:4: <inertial> needs a 'mass'"},
       {"<mujoco>\n<worldbody>\n<body quat=\"1 0 0 0\" euler=\"0 0 0\"/>\n</worldbody>\n</mujoco>",

@@ -19,6 +19,7 @@
 #include "import_test_util.hpp"
 #include "sap/dynamics.hpp"
 #include "sap/mjcf.hpp"
+#include "sap/solver_sap.hpp"
 
 namespace {
 
@@ -34,6 +35,35 @@ Eigen::VectorXd vecj(const json& j) {
 }
 Eigen::VectorXd vecd(const std::vector<double>& x, std::size_t start, std::size_t n) {
   return Eigen::Map<const Eigen::VectorXd>(x.data() + start, static_cast<Eigen::Index>(n));
+}
+
+// Our actuator forces at (q, v, ctrl) against MuJoCo's qfrc_actuator, end to end through the
+// solver: one SAP step of h = 1e-9 s without contacts gives M (v1 - v0) = h (tau(q + h v1, v1) -
+// bias) for the implicit PD rows and the explicit motors, so tau = M (v1 - v0)/h + bias up to
+// O(h) terms (h kp v / tau and h kd / M, below 1e-6 here; cancellation in v1 - v0 adds ~1e-10).
+void check_actuator_force(const sap::Model& m, const json& smp) {
+  const Eigen::VectorXd q = vecj(smp["qpos"]), v = vecj(smp["qvel"]), ctrl = vecj(smp["ctrl"]);
+  const Eigen::VectorXd ref = vecj(smp["qfrc_actuator"]);
+  sap::Context ctx(sap::Backend::CPU, 1);
+  sap::SolverOptions o;
+  o.contact_preset_variant = sap::parse_preset("approx64");
+  sap::SolverSAP solver(m, ctx, 1, o);
+  sap::State s0(m, 1, sap::Backend::CPU), s1(m, 1, sap::Backend::CPU);
+  sap::Control c(m, 1, sap::Backend::CPU);
+  sap::Contacts none(1, 0, sap::Backend::CPU);
+  s0.qpos.world_from_host(0, q.data());
+  s0.qvel.world_from_host(0, v.data());
+  c.ctrl.world_from_host(0, ctrl.data());
+  const double h = 1e-9;
+  solver.step(s0, s1, c, none, h);
+  ASSERT_EQ(solver.world_status()[0] & sap::kStatusFailureMask, 0);
+  const std::vector<double> v1 = s1.qvel.world_to_host(0);
+  sap::DynamicsEvaluator ev(m);
+  ev.compute(q, v);
+  const Eigen::VectorXd tau =
+      ev.mass_matrix() * (Eigen::Map<const Eigen::VectorXd>(v1.data(), m.nv) - v) / h + ev.bias();
+  for (int i = 0; i < m.nv; ++i)
+    EXPECT_NEAR(tau[i], ref[i], 1e-5 * std::max(1.0, std::fabs(ref[i]))) << "dof " << i;
 }
 
 void check_fixture(const std::string& name) {
@@ -91,31 +121,37 @@ void check_fixture(const std::string& name) {
   EXPECT_TRUE(
       near_rel(vecd(m.dof_damping, 0, static_cast<std::size_t>(m.nv)), vecj(ref["dof_damping"]), 1e-15, 1e-300));
 
-  // Actuators: MuJoCo force = gain ctrl + b0 + b1 q + b2 qdot, times gear.
+  // Actuators: MuJoCo's force on the joint is G clamp(g0 ctrl + b1 G q + b2 G qdot, forcerange)
+  // (gear G, b0 = 0); ours with gear g is clamp(g^2 kp (ctrl/g - q) - g^2 kd qdot, g forcerange),
+  // so the coefficients must satisfy g^2 kp = -G^2 b1, g kp = G g0 (position form),
+  // g^2 kd = -G^2 b2, and g forcerange = G forcerange_MuJoCo (docs/model-import.md, "Actuators").
   for (int u = 0; u < m.nu; ++u) {
     const std::size_t us = static_cast<std::size_t>(u);
     SCOPED_TRACE("actuator " + m.actuator_names[us]);
     EXPECT_EQ(m.actuator_names[us], ref["actuator_names"][us].get<std::string>());
-    const int jnt = ref["actuator_trnid"][us].get<int>();
-    EXPECT_EQ(m.actuator_dofadr[us], m.jnt_dofadr[static_cast<std::size_t>(jnt)]);
-    const double g0 = ref["actuator_gainprm0"][us].get<double>(), gear = ref["actuator_gear"][us].get<double>();
+    const int trn = ref["actuator_trnid"][us].get<int>();
+    if (m.actuator_tendonid[us] >= 0) EXPECT_EQ(m.actuator_tendonid[us], trn);
+    else EXPECT_EQ(m.actuator_dofadr[us], m.jnt_dofadr[static_cast<std::size_t>(trn)]);
+    const double g0 = ref["actuator_gainprm0"][us].get<double>(), G = ref["actuator_gear"][us].get<double>();
     const Eigen::VectorXd b = vecj(ref["actuator_biasprm"][us]);
+    const double g = m.actuator_gear[us], kp = m.actuator_kp[us], kd = m.actuator_kd[us];
+    const double tol = 1e-12 * std::max({1.0, std::fabs(g0 * G), G * G * std::fabs(b[1]), G * G * std::fabs(b[2])});
+    EXPECT_DOUBLE_EQ(b[0], 0.0);
     switch (m.actuator_type[us]) {
       case sap::kActMotor:
-        EXPECT_EQ(ref["actuator_biastype"][us].get<int>(), 0);
-        EXPECT_DOUBLE_EQ(m.actuator_gear[us], gear * g0);
+        EXPECT_EQ(b[1], 0.0);
+        EXPECT_EQ(b[2], 0.0);
+        EXPECT_NEAR(g, G * g0, tol);
         break;
       case sap::kActPosition:
-        EXPECT_DOUBLE_EQ(m.actuator_kp[us], g0);
-        EXPECT_DOUBLE_EQ(b[0], 0.0);
-        EXPECT_DOUBLE_EQ(b[1], -g0);
-        EXPECT_DOUBLE_EQ(m.actuator_kd[us], -b[2]);
-        EXPECT_DOUBLE_EQ(gear, 1.0);
+        EXPECT_NEAR(g * g * kp, -G * G * b[1], tol);
+        EXPECT_NEAR(g * kp, G * g0, tol);
+        EXPECT_NEAR(g * g * kd, -G * G * b[2], tol);
         break;
       case sap::kActVelocity:
-        EXPECT_DOUBLE_EQ(m.actuator_kd[us], g0);
-        EXPECT_DOUBLE_EQ(b[1], 0.0);
-        EXPECT_DOUBLE_EQ(b[2], -g0);
+        EXPECT_EQ(b[1], 0.0);
+        EXPECT_NEAR(g * g * kd, -G * G * b[2], tol);
+        EXPECT_NEAR(g * kd, G * g0, tol);
         break;
       default: ADD_FAILURE() << "unexpected actuator type " << m.actuator_type[us];
     }
@@ -126,9 +162,12 @@ void check_fixture(const std::string& name) {
       EXPECT_NEAR(m.actuator_ctrlrange[2 * us + 1], ref["actuator_ctrlrange"][2 * us + 1].get<double>(), 1e-12);
     }
     if (m.actuator_forcelimited[us]) {
-      const double scale = m.actuator_type[us] == sap::kActMotor ? 1.0 / g0 : 1.0;  // ours clamps before the gain
-      EXPECT_DOUBLE_EQ(m.actuator_forcerange[2 * us], ref["actuator_forcerange"][2 * us].get<double>() * scale);
-      EXPECT_DOUBLE_EQ(m.actuator_forcerange[2 * us + 1], ref["actuator_forcerange"][2 * us + 1].get<double>() * scale);
+      // The generalized force bounds: ours g [lo, hi], MuJoCo's G [lo, hi] (either may flip).
+      const double lo = ref["actuator_forcerange"][2 * us].get<double>(),
+                   hi = ref["actuator_forcerange"][2 * us + 1].get<double>();
+      const double a = g * m.actuator_forcerange[2 * us], c = g * m.actuator_forcerange[2 * us + 1];
+      EXPECT_NEAR(std::min(a, c), std::min(G * lo, G * hi), 1e-12 * std::fabs(G * (hi - lo)));
+      EXPECT_NEAR(std::max(a, c), std::max(G * lo, G * hi), 1e-12 * std::fabs(G * (hi - lo)));
     }
   }
 
@@ -163,13 +202,19 @@ void check_fixture(const std::string& name) {
       for (int j = 0; j <= i; ++j, ++k) M(i, j) = M(j, i) = lower[k];
     const Eigen::VectorXd bias = vecj(smp["qfrc_bias"]);
     EXPECT_TRUE(near_rel(ev.mass_matrix(), M, kTol));
-    EXPECT_TRUE(near_rel(ev.bias(), bias, kTol));
+    // Floor: the actuator model has no bias at all (independent joints, no gravity): rounding only.
+    EXPECT_TRUE(near_rel(ev.bias(), bias, kTol, 1e-6));
+    if (smp.contains("qfrc_actuator")) check_actuator_force(m, smp);
   }
 }
 
 TEST(MjcfFixtures, UnitreeG1) { check_fixture("unitree_g1"); }
 TEST(MjcfFixtures, FrankaPanda) { check_fixture("franka_panda"); }
 TEST(MjcfFixtures, Mujoco3Features) { check_fixture("features_mj3"); }
+// General affine actuators (Adroit's gainprm 500 / biasprm 0 -200 0, kv, gears on servos,
+// velocity form, saturation, a tendon servo): constants and qfrc_actuator at 8 random
+// (q, v, ctrl), controls also beyond ctrlrange.
+TEST(MjcfFixtures, AffineActuators) { check_fixture("affine_actuators"); }
 
 // The Panda's finger coupling (mjx_panda.xml:104, <joint joint1 joint2 solref="0.005 1">) is
 // imported as a joint equality: finger_joint1 = finger_joint2, MuJoCo's solref kept.

@@ -861,3 +861,28 @@ TEST(SceneJson, DocumentationExampleLoads) {
   ev.compute(s.qpos0.data());
   EXPECT_LT((ev.body_pos(s.model.body_id("lid")) - Vector3d(0, 0, 1.05)).norm(), 1e-12);
 }
+
+namespace {
+
+// "hold" with an imported MJCF servo whose model gear is not 1: the general affine actuator
+// gainprm 500, biasprm 0 -200 0 is our servo with gear g = 0.4 and target ctrl / g
+// (docs/model-import.md, "Actuators"), so holding the start q0 needs ctrl = g q0 (MuJoCo's
+// control that holds q0: 200 q0 / 500 = 0.4 q0). The servo then applies no force at the start.
+TEST(SceneJson, HoldOfAGearedImportedServoTargetsTheInitialPosition) {
+  const sap::Scene s = sap::parse_scene(
+      scene_with(R"("assets": [{"type": "mjcf", "path": "tests/data/mujoco/affine_actuators.xml"}],
+                    "initial_joint_q": [{"joint": "h1", "value": 0.3}, {"joint": "h2", "value": -0.2}],
+                    "controls": {"default": "hold"})"),
+      "hold.json", SAP_SOURCE_DIR);
+  const sap::Model& m = s.model;
+  std::vector<double> u, uv;
+  sap::scene_control(s, 0.0, 0, u, uv);
+  const std::size_t a = static_cast<std::size_t>(m.actuator_id("adroit"));
+  const std::size_t b = static_cast<std::size_t>(m.actuator_id("servo_kv_gear"));
+  EXPECT_DOUBLE_EQ(m.actuator_gear[a], 0.4);
+  EXPECT_NEAR(u[a], 0.4 * 0.3, 1e-15);
+  EXPECT_NEAR(u[a] / m.actuator_gear[a], 0.3, 1e-15);  // the servo's target is q0
+  EXPECT_NEAR(u[b] / m.actuator_gear[b], -0.2, 1e-15);
+}
+
+}  // namespace

@@ -1,6 +1,7 @@
 // URDF importer: link frames from joint origins (rpy = fixed-axis roll, pitch, yaw), joint
 // types and limits, inertials rotated into the link frame, collision primitives (full sizes
-// halved), collision meshes an error unless dropped, <mimic> couplers, fixed joints' axes ignored, floating base, errors with file:line. Expected values
+// halved), collision meshes an error unless dropped, <mimic> couplers, fixed joints' axes ignored, floating base,
+// inertia repairs (rounding-noise projection, bound mass of massless moving links), errors with file:line. Expected values
 // are analytic (rotation algebra, pendulum dynamics).
 #include <gtest/gtest.h>
 
@@ -384,6 +385,103 @@ TEST(Urdf, MimicOnAFixedJointOrOfAMissingJoint) {
   EXPECT_TRUE(has_warning(dropped, "robot.urdf:4: <mimic> dropped: joint 'j': <mimic> joint 'index_q1' does not exist"));
 }
 
+// Inertia tensors that are not positive semi-definite by rounding noise only (iCub's r_hip_2:
+// ixx = iyy = -5.42101e-20 = -2^-64, izz = 0; its head: ixz = 2.40741e-35 alone, principal
+// moments (-c, 0, c)) are replaced by the nearest positive semi-definite tensor, V max(Λ, 0) V^T:
+// the zero tensor for the hip, c/2 [1 0 1; 0 0 0; 1 0 1] for the head (the eigenvector
+// (1, 0, 1)/sqrt 2 of c). The tolerance is 1e-12 of the file's largest principal moment (0.08).
+// One note kind counts both; with repair_inertia_rounding off each is an error at its line.
+TEST(Urdf, InertiaWithinRoundingIsProjectedOntoTheNearestPsdTensor) {
+  const std::string xml = R"(<robot name="r">
+  <link name="base"><inertial><mass value="5"/><inertia ixx="0.08" iyy="0.05" izz="0.04" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="hip"><inertial><mass value="0.526"/><origin xyz="0 0 0.1" rpy="0.2 0.3 0"/>
+    <inertia ixx="-5.42101e-20" iyy="-5.42101e-20" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="head"><inertial><mass value="1.33687"/>
+    <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="2.40741e-35" iyz="0"/></inertial></link>
+  <joint name="hip_joint" type="continuous"><parent link="base"/><child link="hip"/><origin xyz="0.1 0 0"/></joint>
+  <joint name="neck" type="continuous"><parent link="base"/><child link="head"/><origin xyz="0 0 0.3"/>
+    <axis xyz="0 1 0"/></joint>
+</robot>)";
+  sap::ImportReport report;
+  const sap::Model m = load(xml, &report);
+  const std::size_t hip = static_cast<std::size_t>(m.body_id("hip")), head = static_cast<std::size_t>(m.body_id("head"));
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(m.body_inertia[6 * hip + static_cast<std::size_t>(k)], 0.0) << k;
+  const double c = 2.40741e-35;
+  const double expected[6] = {c / 2, 0, c / 2, 0, c / 2, 0};  // xx yy zz xy xz yz
+  for (int k = 0; k < 6; ++k)
+    EXPECT_NEAR(m.body_inertia[6 * head + static_cast<std::size_t>(k)], expected[k], 1e-12 * c) << k;
+  EXPECT_DOUBLE_EQ(m.body_mass[hip], 0.526);  // mass and com as written
+  const std::vector<sap::NoteGroup> notes = sap::group_notes(report.warnings);
+  int repaired = 0;
+  for (const sap::NoteGroup& g : notes)
+    if (g.kind.find("inertia tensor not positive semi-definite by rounding noise only") != std::string::npos)
+      repaired += g.count;
+  EXPECT_EQ(repaired, 2);
+  EXPECT_TRUE(has_warning(report, "robot.urdf:4: inertia tensor not positive semi-definite by rounding noise only"));
+  sap::ImportOptions strict;
+  strict.repair_inertia_rounding = false;
+  try {
+    load(xml, nullptr, strict);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:4: link 'hip': inertia tensor is not positive semi-definite: "
+                                         "principal moments (-5.42e-20, -5.42e-20, 0) kg m^2, within rounding noise "
+                                         "(ImportOptions::repair_inertia_rounding is off)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A moving subtree without mass (Romeo's finger phalanges: mass 0, inertia 0, on revolute
+// joints) would make M singular: every link of it gets massless_link_mass at its inertial
+// origin and the isotropic massless_link_inertia (MuJoCo's boundmass/boundinertia), with one
+// note per link. Two z-hinges, the second 0.1 m along x of the first, coms at the link origins:
+// M = [[2 I + m d^2, I], [I, I]]. massless_link_mass = 0 restores the error.
+TEST(Urdf, MasslessMovingSubtreeGetsTheBoundMass) {
+  const std::string xml = R"(<robot name="r">
+  <link name="palm"><inertial><mass value="2"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="finger1"/>
+  <link name="finger2"><inertial><mass value="0"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="continuous"><parent link="palm"/><child link="finger1"/><axis xyz="0 0 1"/></joint>
+  <joint name="j2" type="revolute"><parent link="finger1"/><child link="finger2"/><origin xyz="0.1 0 0"/>
+    <axis xyz="0 0 1"/><limit lower="0" upper="1"/></joint>
+</robot>)";
+  for (const double mass : {1e-3, 0.02}) {
+    sap::ImportOptions opt;
+    opt.massless_link_mass = mass;
+    const double I = mass == 1e-3 ? opt.massless_link_inertia : 3e-6;
+    opt.massless_link_inertia = I;
+    sap::ImportReport report;
+    const sap::Model m = load(xml, &report, opt);
+    for (const char* name : {"finger1", "finger2"}) {
+      const std::size_t b = static_cast<std::size_t>(m.body_id(name));
+      EXPECT_DOUBLE_EQ(m.body_mass[b], mass) << name;
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(m.body_inertia[6 * b + static_cast<std::size_t>(k)], I, 1e-15 * I);
+      for (int k = 3; k < 6; ++k) EXPECT_NEAR(m.body_inertia[6 * b + static_cast<std::size_t>(k)], 0, 1e-15 * I);
+    }
+    sap::DynamicsEvaluator ev(m);
+    ev.compute(Eigen::VectorXd::Zero(m.nq), Eigen::VectorXd::Zero(m.nv));
+    Eigen::Matrix2d expected;
+    expected << 2 * I + mass * 0.01, I, I, I;
+    EXPECT_LT((ev.mass_matrix() - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.norm()) << ev.mass_matrix();
+    int bounded = 0;
+    for (const sap::NoteGroup& g : sap::group_notes(report.warnings))
+      if (g.kind.find("massless moving link given mass") != std::string::npos) bounded += g.count;
+    EXPECT_EQ(bounded, 2);
+    EXPECT_TRUE(has_warning(report, "robot.urdf:3: massless moving link given mass"));
+  }
+  sap::ImportOptions strict;
+  strict.massless_link_mass = 0;
+  try {
+    load(xml, nullptr, strict);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("robot.urdf:3: link 'finger1' moves but has no mass in its subtree"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Urdf, ErrorsNameFileAndLine) {
   const std::string inertial =
       R"(<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>)";
@@ -423,9 +521,11 @@ TEST(Urdf, ErrorsNameFileAndLine) {
            "</link>\n<joint name=\"j\" type=\"continuous\">\n"
            "<parent link=\"a\"/>\n<child link=\"b\"/>\n<axis xyz=\"0 0 0\"/>\n</joint>\n</robot>",
        "robot.urdf:7: joint axis must be non-zero"},
-      {"<robot>\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"continuous\">\n<parent link=\"a\"/>\n"
-       "<child link=\"b\"/>\n</joint>\n</robot>",
-       "robot.urdf:3: link 'b' moves but has no mass in its subtree"},
+      {"<robot>\n<link name=\"a\">" + inertial + "</link>\n<link name=\"b\">\n<inertial><mass value=\"1\"/>\n"
+           "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"2\" ixz=\"0\" iyz=\"0\"/>\n</inertial>\n</link>\n"
+           "<joint name=\"j\" type=\"fixed\">\n<parent link=\"a\"/>\n<child link=\"b\"/>\n</joint>\n</robot>",
+       "robot.urdf:5: link 'b': inertia tensor is not positive semi-definite: principal moments (-1, 1, 3) kg m^2; "
+       "the negative one exceeds rounding noise (1e-12 x 3 kg m^2, the largest principal moment in the file)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.xml);

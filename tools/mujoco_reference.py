@@ -13,6 +13,8 @@ Run from the repository root:
     .venv-mujoco/bin/python tools/mujoco_reference.py            # all models
     .venv-mujoco/bin/python tools/mujoco_reference.py --only g1  # one model
 
+Models in ACTUATED also store a random ctrl per sample and MuJoCo's qfrc_actuator there.
+
 Mesh geoms are deleted before compiling (the mesh files are not shipped with the models); the
 tool checks that each deleted geom is visual-only (contype = conaffinity = 0) and massless
 (density 0, or the body has an explicit inertial), so the dynamics are unchanged.
@@ -33,7 +35,11 @@ MODELS = {
     "unitree_g1": ("../shared/models/unitree_g1/scene_flat.xml", 3, 11),
     "franka_panda": ("../shared/models/franka_emika_panda/mjx_single_cube.xml", 3, 12),
     "features_mj3": ("tests/data/mujoco/features_mj3.xml", 3, 13),
+    "affine_actuators": ("tests/data/mujoco/affine_actuators.xml", 8, 14),
 }
+# Models whose samples also carry a random ctrl and MuJoCo's qfrc_actuator (drawn from a second
+# generator, so that the states of the other models' fixtures do not change).
+ACTUATED = {"affine_actuators"}
 
 
 def load_without_meshes(path):
@@ -88,6 +94,16 @@ def inertia_tensor(m, b):
     return [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
 
 
+def random_ctrl(m, rng):
+    """Controls within and beyond ctrlrange (half a range width either side), N(0, 1) when unlimited."""
+    c = rng.standard_normal(m.nu)
+    for u in range(m.nu):
+        if m.actuator_ctrllimited[u]:
+            lo, hi = m.actuator_ctrlrange[u]
+            c[u] = rng.uniform(lo - 0.5 * (hi - lo), hi + 0.5 * (hi - lo))
+    return c
+
+
 def floats(a):
     return [float(x) for x in np.asarray(a).ravel()]
 
@@ -131,11 +147,14 @@ def reference(name, rel_path, samples, seed):
         "samples": [],
     }
     rng = np.random.default_rng(seed)
+    ctrl_rng = np.random.default_rng(seed + 1000) if name in ACTUATED else None
     M = np.zeros((m.nv, m.nv))
     for _ in range(samples):
         q, v = random_state(m, rng)
         d.qpos[:] = q
         d.qvel[:] = v
+        if ctrl_rng is not None:
+            d.ctrl[:] = random_ctrl(m, ctrl_rng)
         mujoco.mj_forward(m, d)
         full_mass_matrix(m, d, M)
         lower = [M[i, j] for i in range(m.nv) for j in range(i + 1)]
@@ -145,6 +164,9 @@ def reference(name, rel_path, samples, seed):
             "M_lower": floats(lower),  # row-major lower triangle
             "qfrc_bias": floats(d.qfrc_bias),
         })
+        if ctrl_rng is not None:
+            out["samples"][-1]["ctrl"] = floats(d.ctrl)
+            out["samples"][-1]["qfrc_actuator"] = floats(d.qfrc_actuator)
     return out
 
 

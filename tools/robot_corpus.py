@@ -57,6 +57,17 @@ FLOATING_BASE = re.compile(
     r"/(a1|alexander|anymal[^/]*|b1|bolt|borinot|centauro|g1|go1|go2|hextilt|human|hyq[^/]*|icub[^/]*|iris[^/]*|"
     r"laikago|pr2|quadrotor[^/]*|quadruped|romeo[^/]*|simple_humanoid[^/]*|solo[^/]*|talos_full[^/]*|"
     r"talos_reduced[^/]*|tiago[^/]*)(_description)?(/|\.urdf$)")
+# Files that are not loadable robot models as published, with the reason; they are not run and
+# not counted, and docs/robots.md lists them under "Excluded". Keys match the end of the path.
+EXCLUDED = {
+    "ur_description/urdf/ur3.urdf":
+        "not a robot: an empty `<robot>` left by xacro (a comment and no `<link>`); the UR3 is "
+        "`ur3_robot.urdf` (also in the table)",
+    "alex_description/urdf/alex_psyonic_hands.urdf":
+        "invalid URDF: its 8 `<mimic>` elements name `index_q1`, `middle_q1`, `ring_q1`, `pinky_q1`, joints that "
+        "do not exist; the file has `Left_index_q1` and `Right_index_q1` etc. (the xacro prefix was not applied "
+        "to `<mimic>`), so which joint is meant would be a guess",
+}
 # CI subset (--subset): small models that load strictly today, one per kind.
 SUBSET = [
     "gymnasium_robotics/envs/assets/point/point.xml",
@@ -64,6 +75,14 @@ SUBSET = [
     "example-robot-data/robots/double_pendulum_description/urdf/double_pendulum_simple.urdf",
     "example-robot-data/robots/a1_description/urdf/a1.urdf",
 ]
+
+
+def excluded(path):
+    """The reason a model file is excluded (EXCLUDED), or None."""
+    for suffix, reason in EXCLUDED.items():
+        if str(path).endswith("/" + suffix):
+            return reason
+    return None
 
 
 def log(msg):
@@ -221,12 +240,16 @@ def run_scenarios(build, cache):
     return r.returncode == 0, lines, out
 
 
-def table(results, roots, steps, mj_note, scenarios=None):
+def table(results, roots, steps, mj_note, scenarios=None, excluded_files=()):
     rows = []
     n_strict = {"mjcf": 0, "urdf": 0}
     n_total = {"mjcf": 0, "urdf": 0}
     n_all_ok = {"mjcf": 0, "urdf": 0}
+    skipped = []
     for res in results:
+        if excluded(res["model"]):
+            skipped.append(res["model"])
+            continue
         kind = "urdf" if res["model"].endswith(".urdf") else "mjcf"
         n_total[kind] += 1
         p = res["presets"]
@@ -275,6 +298,9 @@ def table(results, roots, steps, mj_note, scenarios=None):
         "fp32 stages failed and were repeated in fp64, docs/solver.md); load (strict, or what was",
         "dropped); wall time of the three runs in seconds (2 models at a time on a shared 2-core machine).",
         "",
+        "Files that are not loadable robot models as published are listed under \"Excluded\" with the reason",
+        "(`EXCLUDED` in the script) and are neither run nor counted.",
+        "",
         "Summary: MJCF %d of %d load strictly, %d of them run on all presets without a failed world;" % (
             n_strict["mjcf"], n_total["mjcf"], n_all_ok["mjcf"]),
         "URDF %d of %d load strictly, %d of them run on all presets without a failed world." % (
@@ -302,6 +328,11 @@ def table(results, roots, steps, mj_note, scenarios=None):
                 "so solimp explains a factor 4 of the weld's difference and the remaining factor 9 is not explained",
                 "yet (a guess: the weight w of the weld rows against MuJoCo's body_invweight0). Figures per preset:", ""]
         tail += ["- " + l for l in scenarios]
+    # Excluded files: listed with their reason, not run, not counted.
+    names = sorted(set(excluded_files) | {short_path(m, roots) for m in skipped})
+    if names:
+        tail += ["", "## Excluded (not counted)", "", "| file | reason |", "|---|---|"]
+        tail += ["| %s | %s |" % (n, excluded(n)) for n in names]
     return "\n".join(head + rows + tail) + "\n", n_strict, n_all_ok
 
 
@@ -320,7 +351,8 @@ def main():
     a = ap.parse_args()
     if a.render_only:
         saved = json.loads((cache_dir() / "results.json").read_text())
-        text, _, _ = table(saved["results"], {}, saved["steps"], saved["mj_note"], saved.get("scenarios"))
+        text, _, _ = table(saved["results"], {}, saved["steps"], saved["mj_note"], saved.get("scenarios"),
+                           saved.get("excluded", ()))
         Path(a.out).write_text(text)
         log("wrote " + a.out)
         return 0
@@ -360,6 +392,10 @@ def main():
         models += [(str(p), bool(FLOATING_BASE.search(str(p)))) for p in sorted(erd.rglob("*.urdf"))]
     if a.only:
         models = [m for m in models if re.search(a.only, m[0])]
+    excluded_files = [short_path(m, roots) for m, _ in models if excluded(m)]
+    for name in excluded_files:
+        log("excluded (not run): %s: %s" % (name, excluded(name)))
+    models = [m for m in models if not excluded(m[0])]
     log("%d models, %d steps, presets %s, %d at a time" % (len(models), a.steps, ",".join(PRESETS), a.jobs))
 
     results = []
@@ -383,8 +419,8 @@ def main():
         log("scenarios FAILED:\n" + scen_out[-4000:])
     if not a.subset and not a.only:
         (cache / "results.json").write_text(json.dumps({"steps": a.steps, "mj_note": mj_note, "results": results,
-                                                        "scenarios": scenarios}))
-    text, n_strict, n_all_ok = table(results, roots, a.steps, mj_note, scenarios)
+                                                        "scenarios": scenarios, "excluded": excluded_files}))
+    text, n_strict, n_all_ok = table(results, roots, a.steps, mj_note, scenarios, excluded_files)
     log("done in %.0f s" % (time.monotonic() - t0))
     if a.subset:
         print(text)

@@ -43,6 +43,20 @@ struct ImportOptions {
   // default; when true they are dropped with a warning instead (e.g. to compare M and bias of
   // MuJoCo's humanoid, whose fixed tendons only act at their limits).
   bool drop_unsupported = false;
+  // URDF inertia repairs (docs/model-import.md, "URDF inertia repairs"), each reported as a
+  // note counted per kind:
+  // * a link's inertia tensor that is not positive semi-definite only by rounding noise (its
+  //   negative principal moments are within 1e-12 of the largest principal moment of any link
+  //   in the file: iCub's +-5e-20 kg m^2 entries) is replaced by the nearest positive
+  //   semi-definite tensor (negative principal moments set to 0). false: an error. Larger
+  //   violations are always errors.
+  bool repair_inertia_rounding = true;
+  // * a link that moves but has no mass in its whole subtree (the mass matrix would be
+  //   singular: Romeo's finger phalanges) gets, like every massless link of that subtree, this
+  //   mass (kg) at its inertial origin and this isotropic rotational inertia (kg m^2): MuJoCo's
+  //   compiler boundmass/boundinertia, applied to those links only. 0: an error.
+  double massless_link_mass = 1e-3;
+  double massless_link_inertia = 1e-7;
 };
 
 // Appends the model in `path` to `builder` (top-level bodies attach to the world).
