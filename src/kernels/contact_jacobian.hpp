@@ -46,8 +46,12 @@ SAP_HDI int body_weld_root(const ModelView& m, int b) {
 // no dof, so the contact moves the group, not the link: a URDF link of 1 mg (a frame, a sensor,
 // the "base" of ANYmal with inertia 1e-6 (1 1 1; 1 1 1; 1 1 1), rank 1) welded to a heavy one
 // has the heavy one's mobility, and splitting a rigid body into welded links changes nothing.
-// Returns 0 for a massless group; an infinite or NaN value when the group's inertia is singular
-// with mass (the caller flags the world as non-finite).
+// Returns 0 for a massless group, and -1 when the group has mass but no usable inverse inertia:
+// det I_G <= 1000 eps (tr I_G)^3 (eps the machine epsilon of S; a 3x3 determinant by cofactors
+// carries an absolute error of a few eps (tr I)^3, so below that I_G^-1 has no correct digit),
+// e.g. a point mass or a rod of zero inertia about its axis alone on its joint. The free-body
+// mobility of such a group is unbounded (its rotation is held only by the joints), and the
+// caller weighs the contact by diag_delassus instead, which uses the joints.
 template <class S>
 SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, const Vec3<S>& x, const Vec3<S> c[3]) {
   const int root = body_weld_root(m, b);
@@ -75,6 +79,9 @@ SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, cons
                                              -dj[0] * dj[2], -dj[1] * dj[2]);
     inertia = inertia + R * Ij * transpose(R) + mj * shift;
   }
+  const S eps = sizeof(S) == sizeof(float) ? S(1.1920928955078125e-07) : S(2.220446049250313e-16);
+  const S trace = inertia(0, 0) + inertia(1, 1) + inertia(2, 2);
+  if (!(determinant(inertia) > S(1000) * eps * trace * trace * trace)) return S(-1);
   const Mat3<S> Iinv = inverse(inertia);
   const Vec3<S> arm = x - com;
   S sum = S(0);
@@ -173,18 +180,20 @@ struct ConstraintSetupKernel {
     s.con_jac_n(w)[c] = nj;
 
     // Contact weight w_i, in the weight precision Sw, stored as cast64(fl_Sw(w)).
-    S weight;
-    if (p.config.contact_weight_mode == ContactWeightMode::DiagDelassus) {
+    S weight = S(0);
+    bool delassus = p.config.contact_weight_mode == ContactWeightMode::DiagDelassus;
+    if (!delassus) {
+      const Vec3<Sw> dirs[3] = {t1.template cast<Sw>(), t2.template cast<Sw>(), n.template cast<Sw>()};
+      const Sw w0 = body_last_dof(m, b0) >= 0 ? body_mobility<Sw>(m, d, w, b0, x0.template cast<Sw>(), dirs) : Sw(0);
+      const Sw w1 = body_last_dof(m, b1) >= 0 ? body_mobility<Sw>(m, d, w, b1, x1.template cast<Sw>(), dirs) : Sw(0);
+      if (w0 >= Sw(0) && w1 >= Sw(0)) weight = S(max_((w0 + w1) / Sw(3), Sw(1e-12)));
+      else delassus = true;  // a group with a singular inertia: body_mobility's comment
+    }
+    if (delassus) {
       S W[6];
       diag_delassus<S>(w, jdof, jval, nj, W);
       const Sw fro2 = Sw(W[0] * W[0] + W[3] * W[3] + W[5] * W[5]) + Sw(2) * Sw(W[1] * W[1] + W[2] * W[2] + W[4] * W[4]);
       weight = S(max_(sqrt_(fro2) / Sw(3), Sw(1e-12)));
-    } else {
-      const Vec3<Sw> dirs[3] = {t1.template cast<Sw>(), t2.template cast<Sw>(), n.template cast<Sw>()};
-      Sw sum = Sw(0);
-      if (body_last_dof(m, b0) >= 0) sum += body_mobility<Sw>(m, d, w, b0, x0.template cast<Sw>(), dirs);
-      if (body_last_dof(m, b1) >= 0) sum += body_mobility<Sw>(m, d, w, b1, x1.template cast<Sw>(), dirs);
-      weight = S(max_(sum / Sw(3), Sw(1e-12)));
     }
     s.con_weight(w)[c] = weight;
 
