@@ -1,4 +1,5 @@
-// Command-line tests of sap_bench and sap_ablate, run as child processes: every scene under
+// Command-line tests of sap_bench and sap_ablate, run as child processes (and the URDF scene
+// builder of bench_common in process): every scene under
 // sap_bench for a few steps on the CPU with a self-consistent JSON record, both sap_ablate
 // modes with their CSV/JSON outputs, and malformed options (clear message, exit code 1 or 2,
 // never a crash).
@@ -19,7 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_common.hpp"
 #include "sap/backend/buffer.hpp"
+#include "sap/simulator.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -499,4 +502,49 @@ TEST(RolloutBench, RejectsBadOptions) {
   const ProcResult r = run(SAP_ROLLOUT_BENCH_EXE, {source_dir() + "/scenes/pd_arm.json", "--substeps", "0"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--substeps"), std::string::npos) << r.output;
+}
+
+// A URDF scene starts where the URDF's joint limits allow (urdf_scene): tests/data/folded_arm.urdf
+// has its elbow's zero outside its range [2.5, 3.8] rad, with the forearm folded 5 cm deep into
+// the base, as Kinova Jaco's zero (issue 18: that start sent the arm to 1e13 rad/s in four steps
+// on every preset). The elbow starts at its lower limit, a scene note says so, and from there
+// the arm falls under gravity on every preset: no failed world, the elbow stays in its range
+// (to the limit rows' compliance), and the mechanical energy never exceeds the start's (from
+// the folded zero pose the limit row and the 5 cm contact inject it).
+TEST(BenchUrdfScene, ZeroPoseOutsideTheJointLimitsStartsAtTheNearestLimit) {
+  sap::bench::SceneLoadOptions o;
+  o.ground = true;
+  const sap::Scene scene = sap::bench::load_bench_scene(source_dir() + "/tests/data/folded_arm.urdf", o);
+  ASSERT_EQ(scene.qpos0.size(), 2u);
+  EXPECT_EQ(scene.qpos0[0], 0.0);  // shoulder: 0 is inside [-1.5, 1.5]
+  EXPECT_EQ(scene.qpos0[1], 2.5);  // elbow: 0 is outside [2.5, 3.8]
+  int notes = 0;
+  for (const std::string& w : scene.warnings)
+    notes += w.find("qpos0 outside the joint's limits: the scene starts at the nearest limit (1 occurrences)") !=
+             std::string::npos;
+  EXPECT_EQ(notes, 1);
+  for (sap::Preset preset : {sap::Preset::Approx32, sap::Preset::Approx64, sap::Preset::Drake}) {
+    SCOPED_TRACE(sap::to_string(preset));
+    sap::SimulatorOptions so;
+    so.nworld = 1;
+    so.backend = sap::Backend::CPU;
+    so.threads = 1;
+    so.override_solver = true;
+    so.solver.contact_preset_variant = preset;
+    sap::Simulator sim(scene, so);
+    sim.reset();
+    const double e0 = sim.energy()[0].total();
+    double e_max = e0, elbow_min = 10, elbow_max = -10;
+    for (int i = 0; i < 1000; ++i) {
+      sim.step();
+      e_max = std::max(e_max, sim.energy()[0].total());
+      const double elbow = sim.state().qpos.world_to_host(0)[1];
+      elbow_min = std::min(elbow_min, elbow);
+      elbow_max = std::max(elbow_max, elbow);
+    }
+    EXPECT_TRUE(sim.failed_worlds().empty());
+    EXPECT_LE(e_max, e0 + 1e-6) << "energy grew";
+    EXPECT_GT(elbow_min, 2.5 - 1e-3);
+    EXPECT_LT(elbow_max, 3.8 + 1e-3);
+  }
 }

@@ -28,19 +28,65 @@ SAP_HDI Vec3<S> dof_point_velocity(const double* cdof, int d, const Vec3<S>& x_m
   return point_velocity(s, x_minus_p);
 }
 
-// Directional mobility of body b along unit direction c at point x (spec "body_inertia"):
-//   1/m + r^T I^-1 r,  r = R^T ((x - o) x c),  o the com, I the inertia about the com (body axes).
+// First body of b's rigid group: b itself when a joint moves it, else its nearest ancestor that
+// has dofs (0 when b is welded to the world). Bodies joined by fixed joints (welds) move as one
+// rigid body, whose mass properties are those of the whole group.
+SAP_HDI int body_weld_root(const ModelView& m, int b) {
+  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
+  return b;
+}
+
+// Directional mobility of the rigid body that carries body b, along unit direction c at point x
+// (spec "body_inertia", docs/sap-math.md §3.2):
+//   1/M + r^T I^-1 r,  r = (x - o) x c,
+// M, o and I (about o, world axes) the mass, com and rotational inertia of b's weld group G
+// (body_weld_root): M = sum_j m_j, o = sum_j m_j p_j / M,
+//   I = sum_j R_j I_j R_j^T + m_j (|d_j|^2 1 - d_j d_j^T),  d_j = p_j - o  (parallel axis),
+// p_j, R_j, I_j body j's com, rotation and inertia about its com (body axes). A fixed joint adds
+// no dof, so the contact moves the group, not the link: a URDF link of 1 mg (a frame, a sensor,
+// the "base" of ANYmal with inertia 1e-6 (1 1 1; 1 1 1; 1 1 1), rank 1) welded to a heavy one
+// has the heavy one's mobility, and splitting a rigid body into welded links changes nothing.
+// Returns 0 for a massless group, and -1 when the group has mass but no usable inverse inertia:
+// det I_G <= 1000 eps (tr I_G)^3 (eps the machine epsilon of S; a 3x3 determinant by cofactors
+// carries an absolute error of a few eps (tr I)^3, so below that I_G^-1 has no correct digit),
+// e.g. a point mass or a rod of zero inertia about its axis alone on its joint. The free-body
+// mobility of such a group is unbounded (its rotation is held only by the joints), and the
+// caller weighs the contact by diag_delassus instead, which uses the joints.
 template <class S>
 SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, const Vec3<S>& x, const Vec3<S> c[3]) {
-  const S mass = S(m.body_mass[b]);
+  const int root = body_weld_root(m, b);
+  S mass = S(0);
+  Vec3<S> first_moment = Vec3<S>::zero();
+  // Parents precede children (Model::validate), so the group's bodies are root..nbody-1.
+  for (int j = root; j < m.nbody; ++j) {
+    if (body_weld_root(m, j) != root) continue;
+    const S mj = S(m.body_mass[j]);
+    mass += mj;
+    first_moment += mj * Vec3<S>::load(d.xipos(w) + 3 * j);
+  }
   if (!(mass > S(0))) return S(0);
-  const Mat3<S> R = Mat3<S>::load(d.xmat(w) + 9 * b);
-  const double* I6 = m.body_inertia + 6 * b;
-  const Mat3<S> Iinv = inverse(Mat3<S>::symmetric(S(I6[0]), S(I6[1]), S(I6[2]), S(I6[3]), S(I6[4]), S(I6[5])));
-  const Vec3<S> arm = x - Vec3<S>::load(d.xipos(w) + 3 * b);
+  const Vec3<S> com = (S(1) / mass) * first_moment;
+  Mat3<S> inertia = Mat3<S>::zero();
+  for (int j = root; j < m.nbody; ++j) {
+    if (body_weld_root(m, j) != root) continue;
+    const S mj = S(m.body_mass[j]);
+    const Mat3<S> R = Mat3<S>::load(d.xmat(w) + 9 * j);
+    const double* I6 = m.body_inertia + 6 * j;
+    const Mat3<S> Ij = Mat3<S>::symmetric(S(I6[0]), S(I6[1]), S(I6[2]), S(I6[3]), S(I6[4]), S(I6[5]));
+    const Vec3<S> dj = Vec3<S>::load(d.xipos(w) + 3 * j) - com;
+    const S dd = dot(dj, dj);
+    const Mat3<S> shift = Mat3<S>::symmetric(dd - dj[0] * dj[0], dd - dj[1] * dj[1], dd - dj[2] * dj[2], -dj[0] * dj[1],
+                                             -dj[0] * dj[2], -dj[1] * dj[2]);
+    inertia = inertia + R * Ij * transpose(R) + mj * shift;
+  }
+  const S eps = sizeof(S) == sizeof(float) ? S(1.1920928955078125e-07) : S(2.220446049250313e-16);
+  const S trace = inertia(0, 0) + inertia(1, 1) + inertia(2, 2);
+  if (!(determinant(inertia) > S(1000) * eps * trace * trace * trace)) return S(-1);
+  const Mat3<S> Iinv = inverse(inertia);
+  const Vec3<S> arm = x - com;
   S sum = S(0);
   for (int k = 0; k < 3; ++k) {
-    const Vec3<S> r = mul_transpose(R, cross(arm, c[k]));
+    const Vec3<S> r = cross(arm, c[k]);
     sum += S(1) / mass + dot(r, Iinv * r);
   }
   return sum;
@@ -134,18 +180,20 @@ struct ConstraintSetupKernel {
     s.con_jac_n(w)[c] = nj;
 
     // Contact weight w_i, in the weight precision Sw, stored as cast64(fl_Sw(w)).
-    S weight;
-    if (p.config.contact_weight_mode == ContactWeightMode::DiagDelassus) {
+    S weight = S(0);
+    bool delassus = p.config.contact_weight_mode == ContactWeightMode::DiagDelassus;
+    if (!delassus) {
+      const Vec3<Sw> dirs[3] = {t1.template cast<Sw>(), t2.template cast<Sw>(), n.template cast<Sw>()};
+      const Sw w0 = body_last_dof(m, b0) >= 0 ? body_mobility<Sw>(m, d, w, b0, x0.template cast<Sw>(), dirs) : Sw(0);
+      const Sw w1 = body_last_dof(m, b1) >= 0 ? body_mobility<Sw>(m, d, w, b1, x1.template cast<Sw>(), dirs) : Sw(0);
+      if (w0 >= Sw(0) && w1 >= Sw(0)) weight = S(max_((w0 + w1) / Sw(3), Sw(1e-12)));
+      else delassus = true;  // a group with a singular inertia: body_mobility's comment
+    }
+    if (delassus) {
       S W[6];
       diag_delassus<S>(w, jdof, jval, nj, W);
       const Sw fro2 = Sw(W[0] * W[0] + W[3] * W[3] + W[5] * W[5]) + Sw(2) * Sw(W[1] * W[1] + W[2] * W[2] + W[4] * W[4]);
       weight = S(max_(sqrt_(fro2) / Sw(3), Sw(1e-12)));
-    } else {
-      const Vec3<Sw> dirs[3] = {t1.template cast<Sw>(), t2.template cast<Sw>(), n.template cast<Sw>()};
-      Sw sum = Sw(0);
-      if (body_last_dof(m, b0) >= 0) sum += body_mobility<Sw>(m, d, w, b0, x0.template cast<Sw>(), dirs);
-      if (body_last_dof(m, b1) >= 0) sum += body_mobility<Sw>(m, d, w, b1, x1.template cast<Sw>(), dirs);
-      weight = S(max_(sum / Sw(3), Sw(1e-12)));
     }
     s.con_weight(w)[c] = weight;
 

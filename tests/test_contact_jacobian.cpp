@@ -1,0 +1,180 @@
+// Stage 2 (src/kernels/contact_jacobian.hpp): contact weights of the approximate presets'
+// `body_inertia` mode. A contact moves the rigid body that carries its link, and links joined by
+// fixed joints are one rigid body: the weight is the directional mobility of the weld group
+// (docs/sap-math.md §3.2). The case is the legged robots of example-robot-data 6.0.0 (issue 18):
+// ANYmal's colliding "base" link has 1 mg and a rank-1 inertia with its mass in a welded
+// "base_inertia" link, bolt's and quadruped's feet are massless or inertia-less links welded to
+// the shank. Weighing the link alone gave a non-finite weight (singular inertia) or the 1e-12
+// floor (massless link), and those worlds failed on every step under approx32 and approx64.
+//
+// tests/data/welded_links_split.urdf is such a body (rank-1 1 mg base, mass in a welded link,
+// two massless sphere feet); welded_links_single.urdf is the same rigid body as one link.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sap/scene.hpp"
+#include "sap/simulator.hpp"
+#include "sap/solver_options.hpp"
+#include "solve_data.hpp"
+
+namespace {
+
+using namespace sap;
+
+constexpr double kMass = 4.0;                                           // the box's mass (URDF)
+const Eigen::Vector3d kInertia(0.0166666666667, 0.0566666666667, 0.0666666666667);  // about the com
+constexpr double kHalfHeight = 0.05;                                    // box half-extent along z
+
+Scene welded_scene(const std::string& which) {
+  return load_scene(std::string(SAP_SOURCE_DIR) + "/tests/data/welded_links_" + which + ".json");
+}
+
+SimulatorOptions options(Preset preset) {
+  SimulatorOptions o;
+  o.nworld = 1;
+  o.backend = Backend::CPU;
+  o.threads = 1;
+  o.override_solver = true;
+  o.solver.contact_preset_variant = preset;
+  return o;
+}
+
+// The rigid body's mobility 1/M + r^T I^-1 r summed over three orthonormal directions c_k,
+// r = a x c_k, a = x - o: sum_k c_k^T [a]x^T I^-1 [a]x c_k = trace([a]x^T I^-1 [a]x), so the
+// weight (the mean over the contact frame) is 1/M + trace([a]x^T I^-1 [a]x) / 3 whatever the
+// tangent basis.
+double rigid_body_weight(double mass, const Eigen::Vector3d& a, const Eigen::Matrix3d& inertia_world) {
+  Eigen::Matrix3d skew;
+  skew << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return 1.0 / mass + (skew.transpose() * inertia_world.inverse() * skew).trace() / 3.0;
+}
+
+// Both models, over the landing: every contact weight equals the analytic mobility of the whole
+// rigid body at the contact point. For the split model that body is the weld group: the 4 kg
+// link plus the 1 mg base whose inertia 1e-6 (1 1 1; 1 1 1; 1 1 1) is singular on its own (the
+// group's com stays at the root origin; every link's com is there). The split model's welded
+// links are what the old per-link weight could not weigh (non-finite, or the 1e-12 floor).
+TEST(ContactWeightBodyInertia, WeldedLinksAreWeighedAsOneRigidBody) {
+  for (const char* which : {"single", "split"}) {
+    SCOPED_TRACE(which);
+    const bool split = std::string(which) == "split";
+    const double mass = kMass + (split ? 1e-6 : 0.0);
+    Eigen::Matrix3d inertia_body = kInertia.asDiagonal();
+    if (split) inertia_body += 1e-6 * Eigen::Matrix3d::Ones();  // the base link's rank-1 inertia
+    Scene scene = welded_scene(which);
+    Simulator sim(scene, options(Preset::Approx64));
+    sim.reset();
+    int checked = 0;
+    for (int step = 0; step < 150; ++step) {
+      const std::vector<double> q = sim.state().qpos.world_to_host(0);  // the step's start pose
+      sim.step();
+      ASSERT_TRUE(sim.failed_worlds().empty()) << "step " << step;
+      const int n = sim.contacts().counts_host()[0];
+      if (n == 0) continue;
+      const Eigen::Vector3d com(q[0], q[1], q[2]);  // the com is the root link's origin
+      const Eigen::Quaterniond rot(q[3], q[4], q[5], q[6]);
+      const Eigen::Matrix3d R = rot.normalized().toRotationMatrix();
+      const Eigen::Matrix3d inertia_world = R * inertia_body * R.transpose();
+      const std::vector<int> body = sim.contacts().body.world_to_host(0);
+      const std::vector<double> x0 = sim.contacts().x0.world_to_host(0), x1 = sim.contacts().x1.world_to_host(0);
+      const std::vector<double> weight = sim.solver().solve_data().con_weight.world_to_host(0);
+      for (int c = 0; c < n; ++c) {
+        ASSERT_TRUE(body[2 * c] == 0 || body[2 * c + 1] == 0) << "only ground contacts expected";
+        const double* x = body[2 * c] == 0 ? &x1[3 * c] : &x0[3 * c];  // the robot's witness point
+        const double expected = rigid_body_weight(mass, Eigen::Vector3d(x[0], x[1], x[2]) - com, inertia_world);
+        ASSERT_NEAR(weight[c], expected, 1e-10 * expected) << "step " << step << " contact " << c;
+        ++checked;
+      }
+    }
+    EXPECT_GE(checked, 100) << "too few contacts: the body never landed";
+  }
+}
+
+// The physical run, on every preset: released 2 cm above the ground with a small tilt, the split
+// body lands, comes to rest on its box and feet, and moves exactly as the single-link body (to
+// the 1 mg it lacks); no world fails, the body rests on the floor (compressed by the contact
+// compliance, less than 1 mm) and its mechanical energy ends below the release energy.
+TEST(ContactWeightBodyInertia, SplitBodyRestsLikeTheSingleLinkOnEveryPreset) {
+  for (Preset preset : {Preset::Approx32, Preset::Approx64, Preset::Drake}) {
+    SCOPED_TRACE(to_string(preset));
+    Scene split = welded_scene("split"), single = welded_scene("single");
+    Simulator a(split, options(preset)), b(single, options(preset));
+    a.reset();
+    b.reset();
+    const double energy0 = a.energy()[0].total();
+    double max_diff = 0;
+    for (int step = 0; step < 1000; ++step) {
+      a.step();
+      b.step();
+      const std::vector<double> qa = a.state().qpos.world_to_host(0), qb = b.state().qpos.world_to_host(0);
+      for (std::size_t i = 0; i < qa.size(); ++i) max_diff = std::max(max_diff, std::abs(qa[i] - qb[i]));
+    }
+    EXPECT_TRUE(a.failed_worlds().empty());
+    EXPECT_TRUE(b.failed_worlds().empty());
+    EXPECT_LT(max_diff, 1e-5) << "split and single-link bodies diverge";
+    const std::vector<double> q = a.state().qpos.world_to_host(0), v = a.state().qvel.world_to_host(0);
+    double speed = 0;
+    for (double x : v) speed = std::max(speed, std::abs(x));
+    EXPECT_LT(speed, 1e-3) << "not at rest after 2 s";
+    EXPECT_LT(q[2], kHalfHeight) << "the box must press into the floor (compliant contact)";
+    EXPECT_GT(q[2], kHalfHeight - 1e-3) << "sunk by more than 1 mm";
+    EXPECT_LT(a.energy()[0].total(), energy0) << "mechanical energy grew";
+  }
+}
+
+// A point mass (1 kg, zero inertia) 0.25 m from a hinge: a valid model (M = m l^2) whose
+// free-body mobility is unbounded, so body_inertia cannot weigh its contacts; they take the
+// diag_delassus weight, which for one hinge dof is w = |J|^2 / (3 A) (W = J J^T / A has
+// Frobenius norm |J|^2), |J| the contact point's distance from the hinge axis and A = m l^2.
+// Before, the weight was non-finite and the world failed at the first contact on approx32 and
+// approx64 (drake weighs by diag_delassus anyway, at the contact midpoint: its weight is not
+// checked here). Physically: released at 1 rad, the bob swings down, hits the ground and rests
+// on it at the angle where its sphere touches z = 0 (cos(theta) = (0.29 - 0.05) / 0.25), sunk by
+// less than 1 mm; the impact dissipates energy, and the swing before it may change it only by
+// the integrator's error (midpoint position update of the approximate presets: < 1 %).
+TEST(ContactWeightBodyInertia, SingularGroupInertiaFallsBackToTheDelassusWeight) {
+  const double pivot_z = 0.29, arm = 0.25, radius = 0.05, A = 1.0 * arm * arm;
+  const double rest_angle = std::acos((pivot_z - radius) / arm);
+  for (Preset preset : {Preset::Approx32, Preset::Approx64, Preset::Drake}) {
+    SCOPED_TRACE(to_string(preset));
+    Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/tests/data/point_mass_pendulum.json");
+    Simulator sim(scene, options(preset));
+    sim.reset();
+    const double e0 = sim.energy()[0].total();
+    double e_max = e0;
+    int checked = 0;
+    const bool approx = preset != Preset::Drake;
+    for (int step = 0; step < 1000; ++step) {
+      sim.step();
+      e_max = std::max(e_max, sim.energy()[0].total());
+      const int n = sim.contacts().counts_host()[0];
+      if (n == 0 || checked >= 50 || !approx) continue;
+      const std::vector<int> body = sim.contacts().body.world_to_host(0);
+      const std::vector<double> x0 = sim.contacts().x0.world_to_host(0), x1 = sim.contacts().x1.world_to_host(0);
+      const std::vector<double> weight = sim.solver().solve_data().con_weight.world_to_host(0);
+      const double* x = body[0] == 0 ? &x1[0] : &x0[0];  // the bob's witness point
+      const double dist2 = x[0] * x[0] + (x[2] - pivot_z) * (x[2] - pivot_z);  // from the y axis through the pivot
+      const double expected = dist2 / (3 * A);
+      // approx32 computes the weight in fp32
+      EXPECT_NEAR(weight[0], expected, (preset == Preset::Approx32 ? 1e-6 : 1e-12) * expected) << "step " << step;
+      ++checked;
+    }
+    if (approx) EXPECT_GT(checked, 10) << "the bob never touched the ground";
+    EXPECT_TRUE(sim.failed_worlds().empty());
+    EXPECT_LE(e_max, 1.01 * e0) << "energy grew";
+    EXPECT_LT(sim.energy()[0].total(), e0 - 0.1) << "the impact dissipated nothing";
+    const double angle = sim.state().qpos.world_to_host(0)[0], speed = sim.state().qvel.world_to_host(0)[0];
+    EXPECT_LT(std::abs(speed), 1e-3);
+    EXPECT_GT(angle, 0.0);  // it rests on its side of the ground, not through it
+    EXPECT_LT(angle, rest_angle);
+    const double sphere_bottom = pivot_z - arm * std::cos(angle) - radius;
+    EXPECT_LT(sphere_bottom, 0.0);
+    EXPECT_GT(sphere_bottom, -1e-3);
+  }
+}
+
+}  // namespace
