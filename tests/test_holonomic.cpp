@@ -678,3 +678,35 @@ TEST(HolonomicMjcf, SoftWeldSagMatchesSteadyStateLawAndMuJoCo) {
   }
 }
 }  // namespace
+
+// What a user sets to get MuJoCo's steady sag with an impedance d (solimp d0 = dmax = d): the
+// stiffness K d^2 / ((1 - d) dmax^2) = K / (1 - d) in solref's direct form (-K', -B), since MuJoCo
+// sags (1 - d) / d^2 dmax^2 g / K and our rule g / K'. Checked against MuJoCo's fixture runs.
+namespace {
+TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
+  std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  const nlohmann::json ref = nlohmann::json::parse(f);
+  const double h = ref["dt"].get<double>();
+  const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
+  int checked = 0;
+  for (const auto& r : ref["runs"]) {
+    const double d0 = r["solimp"][0].get<double>(), dmax = r["solimp"][1].get<double>();
+    if (d0 != dmax) continue;
+    const double K = 1 / (tc * tc * dr * dr * (1 - d0)), B = 2 / tc;
+    std::string xml = ref["xml"].get<std::string>();
+    xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
+    const std::string solref = "solref=\"0.02 1\"";
+    char direct[64];
+    std::snprintf(direct, sizeof direct, "solref=\"%.17g %.17g\"", -K, -B);
+    xml.replace(xml.find(solref), solref.size(), direct);
+    Runner run(load_mjcf_string(xml, "weld_sag_direct.xml"), opts("approx64"));
+    for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
+    const double sag = 1.0 - run.q()[2], mj = r["sag"].get<double>();
+    EXPECT_NEAR(sag, mj, 2e-3 * mj) << "d = " << d0;
+    std::printf("d = %.2f: solref (%.6g, %.6g): sag %.4f mm, MuJoCo %.4f mm\n", d0, -K, -B, 1e3 * sag, 1e3 * mj);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);
+}
+}  // namespace
