@@ -710,3 +710,42 @@ TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
   EXPECT_EQ(checked, 5);
 }
 }  // namespace
+
+// The weld's rotation rows: the com 0.09 m along -x of the anchor (the body origin), so the weld
+// also carries the torque tau = m g 0.09 about y. Ours: pitch = -tau w_r / K with w_r the rotation
+// rows' mean diagonal of J diag(A)^-1 J^T (our free joint's block at the body origin:
+// 1/Ixx, 1/(Iyy + m 0.09^2), 1/(Izz + m 0.09^2)). MuJoCo's rotation row sags 4 (1 - d) tau
+// diagApprox_r / K (its residual and Jacobian are half the angle and half the angular velocity,
+// its diagApprox, at the com, is not divided by 4): 4 (1 - d) diagApprox_r / w_r times ours.
+namespace {
+TEST(HolonomicMjcf, SoftWeldRotationRowsAgainstLawAndMuJoCo) {
+  std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  const nlohmann::json ref = nlohmann::json::parse(f);
+  const nlohmann::json off = ref["com_offset"];
+  std::string xml = ref["xml"].get<std::string>();
+  xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
+  const std::string com = "pos=\"0 0 0\" mass";
+  xml.replace(xml.find(com), com.size(), "pos=\"-0.09 0 0\" mass");
+  const double h = ref["dt"].get<double>(), mass = ref["mass"].get<double>(), arm = 0.09;
+  const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
+  const double K = 1 / (tc * tc * dr * dr), B = 2 / tc;
+  Runner run(load_mjcf_string(xml, "weld_sag_offset.xml"), opts("approx64"));
+  for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
+  const std::vector<double> q = run.q();
+  const double s = std::sqrt(q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+  const double pitch = 2 * std::asin(s) * (q[5] < 0 ? -1 : 1);
+  const double w_r = run.param(1, kHolR) * h * (h * K + B);
+  const double shifted = mass * arm * arm;
+  const double w_r_expected = (1 / 0.02 + 1 / (0.03 + shifted) + 1 / (0.04 + shifted)) / 3;
+  EXPECT_NEAR(w_r, w_r_expected, 1e-3 * w_r_expected);
+  const double tau = mass * kG * arm;
+  EXPECT_NEAR(pitch, -tau * w_r / K, 2e-3 * tau * w_r / K);  // the arm shortens by cos(pitch)
+  EXPECT_NEAR(1.0 - q[2], kG * tc * tc * dr * dr, 1e-3 * kG * tc * tc * dr * dr);  // translation unchanged
+  const double d = off["solimp"][0].get<double>(), mj_w_r = off["efc_diagApprox"][3].get<double>();
+  const double mj_pitch = off["pitch"].get<double>();
+  EXPECT_NEAR(mj_pitch / pitch, 4 * (1 - d) * mj_w_r / w_r, 1e-2 * 4 * (1 - d) * mj_w_r / w_r);
+  std::printf("weld rotation rows: pitch %.3f mrad (law %.3f, w_r %.4f); MuJoCo d = %.2f %.3f mrad (w_r %.4f), ratio %.4f\n",
+              1e3 * pitch, -1e3 * tau * w_r / K, w_r, d, 1e3 * mj_pitch, mj_w_r, mj_pitch / pitch);
+}
+}  // namespace

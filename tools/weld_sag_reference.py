@@ -57,8 +57,27 @@ def main():
             predicted = (1 - dd) * 9.81 * 0.02 ** 2
             assert abs(sag - predicted) < 1e-4 * predicted, (solimp, sag, predicted)
         print("solimp %-20s sag %.4f mm  diagApprox %s" % (solimp, 1e3 * sag, np.round(d.efc_diagApprox, 4)))
+    # The rotation rows: the com 0.09 m along -x of the weld's anchor (the body origin), so the weld
+    # carries the torque m g 0.09 about y as well; d = 0.5. MuJoCo's rotational residual is the
+    # vector part of the error quaternion (about half the angle) with a Jacobian of half the
+    # angular velocity, while its diagApprox stays the body's mean inverse rotational inertia
+    # (at the com): the row sags 4 times what its normalisation says, (1 - d) 4 tau diagApprox / K.
+    xml = XML.replace('pos="0 0 0" mass', 'pos="-0.09 0 0" mass').format(solimp="0.5 0.5 0.001")
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    for _ in range(1000):
+        mujoco.mj_step(m, d)
+    q = d.qpos[3:7]
+    pitch = 2 * np.arcsin(np.linalg.norm(q[1:])) * np.sign(q[2])  # rotation about y (the only one)
+    torque = 2.0 * 9.81 * 0.09
+    predicted = -(1 - 0.5) * 4 * torque * d.efc_diagApprox[3] * 0.02 ** 2
+    assert abs(pitch - predicted) < 1e-2 * abs(predicted), (pitch, predicted)
+    offset = {"com": [-0.09, 0, 0], "solimp": [0.5, 0.5, 0.001], "sag": 1.0 - d.qpos[2], "pitch": pitch,
+              "efc_diagApprox": d.efc_diagApprox.tolist()}
+    print("com offset -0.09 x, d = 0.5: sag %.4f mm pitch %.4f mrad (predicted %.4f)" % (1e3 * offset["sag"], 1e3 * pitch,
+                                                                                         1e3 * predicted))
     out = {"mujoco": mujoco.__version__, "xml": XML, "dt": 0.002, "steps": 1000, "solref": [0.02, 1.0],
-           "mass": 2.0, "runs": runs}
+           "mass": 2.0, "runs": runs, "com_offset": offset}
     path = REPO / "tests" / "data" / "mujoco" / "weld_sag.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
     print("wrote", path)
