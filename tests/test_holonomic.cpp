@@ -470,21 +470,24 @@ TEST(HolonomicPhysics, ConnectClosesFourBarWithOneDegreeOfFreedom) {
 }
 
 // A weld holds a free body against gravity at the sag its compliance predicts.
-// Compliant (solref tc, dr): force (K/w) delta with K = 1/(tc dr)^2, so delta = m g w (tc dr)^2.
-// Rigid: gamma = -g / (2 h R) with R = beta^2 w / (4 pi^2), so delta = 2 h^2 R m g.
+// Compliant (solref tc, dr): force (K/w) delta with K = 1/(tc dr)^2 and the translation rows'
+// weight w = 1/m, so delta = m g w (tc dr)^2 = g (tc dr)^2.
+// Rigid: gamma = -g / (2 h R) with R = beta^2 w / (4 pi^2), w = |W|_F / 6 (Drake's), so
+// delta = 2 h^2 R m g.
 TEST(HolonomicPhysics, WeldHoldsBodyWithinPredictedCompliance) {
   const double mass = 2.0, h = 1e-3;
   // Delassus weight of the weld at the body origin: W = diag(1/I_world, 1/m) (block per row).
   const double Ix = 0.02, Iy = 0.03, Iz = 0.04;
-  const double w = std::sqrt(1 / (Ix * Ix) + 1 / (Iy * Iy) + 1 / (Iz * Iz) + 3 / (mass * mass)) / 6;
+  const double w_fro = std::sqrt(1 / (Ix * Ix) + 1 / (Iy * Iy) + 1 / (Iz * Iz) + 3 / (mass * mass)) / 6;
   for (const bool rigid : {false, true}) {
+    const double w = rigid ? w_fro : 1 / mass;
     const double tc = 0.01, dr = 1.0;
     Runner run(welded_free_body(mass, rigid ? std::array<double, 2>{0, 0} : std::array<double, 2>{tc, dr}),
                opts("approx64"));
     for (int i = 0; i < (rigid ? 500 : 4000); ++i) run.step(h);
     const std::vector<double> q = run.q(), v = run.v();
     const double sag = 1.0 - q[2];
-    const double beta = 0.1, R = run.param(0, kHolR);
+    const double beta = 0.1, R = run.param(5, kHolR);  // the z translation row
     // The weight the rows used (from R; the midpoint's offset by sag/2 shifts it slightly).
     const double K = 1 / (tc * tc * dr * dr), B = 2 / tc;
     const double w_used = rigid ? R * 4 * kPi * kPi / (beta * beta) : R * h * (h * K + B);
@@ -604,5 +607,145 @@ TEST(HolonomicScene, ConstrainedMechanismsHoldTheirConstraints) {
   EXPECT_LT(lowest_tendon, -0.55);  // it reaches the limit
   EXPECT_GT(box_travel, 0.03);      // the box is carried ...
   EXPECT_LT(worst_weld, 5e-3);      // ... at the tip
+}
+}  // namespace
+
+// ------------------------------------------------------------------------------------------
+// A soft MJCF weld (solref 0.02 1) holding a free body under a mocap body, against the steady
+// state of our law and against MuJoCo (tests/data/mujoco/weld_sag.json, written by
+// tools/weld_sag_reference.py; docs/model-import.md "Compliance from solref").
+// Our law (docs/sap-math.md §12.2): at the fixed point vc = 0, the row's impulse is
+// gamma = v_hat / R = -x / ((h + tau_d) R) and carries the load, gamma = h m g, so the sag is
+// x_ss = (h + tau_d) h R m g. With R = w / (h (h K + B)), tau_d = B/K this is m g w / K, and
+// with the translation rows' weight w = 1/m (MuJoCo's diagApprox of those rows) x_ss =
+// g (tc dr)^2 = 3.924 mm, whatever the rotational inertia. MuJoCo's soft constraint at rest
+// gives (1 - d) g (tc dr)^2 for an impedance d = d0 = dmax (solimp), which our importer does not
+// use (d = 1 in its rule), so MuJoCo's sag is (1 - d) times ours.
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sap/mjcf.hpp"
+
+namespace {
+TEST(HolonomicMjcf, SoftWeldSagMatchesSteadyStateLawAndMuJoCo) {
+  std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  const nlohmann::json ref = nlohmann::json::parse(f);
+  std::string xml = ref["xml"].get<std::string>();
+  xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
+  const Model model = load_mjcf_string(xml, "weld_sag.xml");
+  ASSERT_EQ(model.neq, 1);
+  const double h = ref["dt"].get<double>(), mass = ref["mass"].get<double>();
+  const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
+  const double K = 1 / (tc * tc * dr * dr), B = 2 / tc, tau_d = B / K;
+  const double w_trans = ref["runs"][0]["efc_diagApprox"][0].get<double>();  // MuJoCo: translation rows first, 1/m
+  ASSERT_NEAR(w_trans, 1 / mass, 1e-12);
+  for (const char* preset : {"approx32", "approx64", "drake"}) {
+    Runner run(model, opts(preset));
+    const int steps = ref["steps"].get<int>();
+    for (int i = 0; i < steps; ++i) run.step(h);
+    ASSERT_EQ(run.nhol(), 6);
+    const std::vector<double> q = run.q(), v = run.v();
+    const double sag = 1.0 - q[2];
+    // Rows 3-5 are the translation rows; the z row's fixed point.
+    const double R_z = run.param(5, kHolR);
+    const double law = (h + tau_d) * h * R_z * mass * kG;
+    const double tol = std::string(preset) == "approx32" ? 1e-4 : 1e-6;  // relative
+    EXPECT_NEAR(sag, law, tol * law) << preset << ": not at the fixed point of the documented law";
+    // The weight of the translation rows is MuJoCo's 1/m (the midpoint, sag/2 below the com,
+    // adds (sag/2)^2 / I to it: 1e-4 relative).
+    EXPECT_NEAR(R_z * h * (h * K + B), w_trans, 1e-3 * w_trans) << preset;
+    EXPECT_NEAR(sag, kG * tc * tc * dr * dr, 1e-3 * kG * tc * tc * dr * dr) << preset;
+    EXPECT_LT(std::abs(v[2]), 1e-6) << preset;
+    EXPECT_NEAR(q[0], 0.2, 1e-9);
+    EXPECT_NEAR(q[1], -0.1, 1e-9);
+    // MuJoCo: (1 - d) times ours for a constant impedance d; between the two ends of MuJoCo's
+    // default sigmoid (d from 0.9 to 0.95) for the file's solimp.
+    for (const auto& r : ref["runs"]) {
+      const double d0 = r["solimp"][0].get<double>(), dmax = r["solimp"][1].get<double>();
+      const double mj = r["sag"].get<double>();
+      if (d0 == dmax) {
+        EXPECT_NEAR(mj, (1 - d0) * sag, 2e-3 * (1 - d0) * sag) << preset << " d = " << d0;
+      } else {
+        EXPECT_GT(mj, (1 - dmax) * sag) << preset;
+        EXPECT_LT(mj, (1 - d0) * sag) << preset;
+      }
+    }
+    std::printf("weld sag %s: ours %.4f mm (law %.4f mm, g (tc dr)^2 %.4f mm, w_trans %.6f); MuJoCo %.4f mm with "
+                "solimp (0.9 0.95), %.4f mm with d = 0.5\n",
+                preset, 1e3 * sag, 1e3 * law, 1e3 * kG * tc * tc * dr * dr, R_z * h * (h * K + B),
+                1e3 * ref["runs"][5]["sag"].get<double>(), 1e3 * ref["runs"][1]["sag"].get<double>());
+  }
+}
+}  // namespace
+
+// What a user sets to get MuJoCo's steady sag with an impedance d (solimp d0 = dmax = d): the
+// stiffness K d^2 / ((1 - d) dmax^2) = K / (1 - d) in solref's direct form (-K', -B), since MuJoCo
+// sags (1 - d) / d^2 dmax^2 g / K and our rule g / K'. Checked against MuJoCo's fixture runs.
+namespace {
+TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
+  std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  const nlohmann::json ref = nlohmann::json::parse(f);
+  const double h = ref["dt"].get<double>();
+  const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
+  int checked = 0;
+  for (const auto& r : ref["runs"]) {
+    const double d0 = r["solimp"][0].get<double>(), dmax = r["solimp"][1].get<double>();
+    if (d0 != dmax) continue;
+    const double K = 1 / (tc * tc * dr * dr * (1 - d0)), B = 2 / tc;
+    std::string xml = ref["xml"].get<std::string>();
+    xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
+    const std::string solref = "solref=\"0.02 1\"";
+    char direct[64];
+    std::snprintf(direct, sizeof direct, "solref=\"%.17g %.17g\"", -K, -B);
+    xml.replace(xml.find(solref), solref.size(), direct);
+    Runner run(load_mjcf_string(xml, "weld_sag_direct.xml"), opts("approx64"));
+    for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
+    const double sag = 1.0 - run.q()[2], mj = r["sag"].get<double>();
+    EXPECT_NEAR(sag, mj, 2e-3 * mj) << "d = " << d0;
+    std::printf("d = %.2f: solref (%.6g, %.6g): sag %.4f mm, MuJoCo %.4f mm\n", d0, -K, -B, 1e3 * sag, 1e3 * mj);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5);
+}
+}  // namespace
+
+// The weld's rotation rows: the com 0.09 m along -x of the anchor (the body origin), so the weld
+// also carries the torque tau = m g 0.09 about y. Ours: pitch = -tau w_r / K with w_r the rotation
+// rows' mean diagonal of J diag(A)^-1 J^T (our free joint's block at the body origin:
+// 1/Ixx, 1/(Iyy + m 0.09^2), 1/(Izz + m 0.09^2)). MuJoCo's rotation row sags 4 (1 - d) tau
+// diagApprox_r / K (its residual and Jacobian are half the angle and half the angular velocity,
+// its diagApprox, at the com, is not divided by 4): 4 (1 - d) diagApprox_r / w_r times ours.
+namespace {
+TEST(HolonomicMjcf, SoftWeldRotationRowsAgainstLawAndMuJoCo) {
+  std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  const nlohmann::json ref = nlohmann::json::parse(f);
+  const nlohmann::json off = ref["com_offset"];
+  std::string xml = ref["xml"].get<std::string>();
+  xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
+  const std::string com = "pos=\"0 0 0\" mass";
+  xml.replace(xml.find(com), com.size(), "pos=\"-0.09 0 0\" mass");
+  const double h = ref["dt"].get<double>(), mass = ref["mass"].get<double>(), arm = 0.09;
+  const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
+  const double K = 1 / (tc * tc * dr * dr), B = 2 / tc;
+  Runner run(load_mjcf_string(xml, "weld_sag_offset.xml"), opts("approx64"));
+  for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
+  const std::vector<double> q = run.q();
+  const double s = std::sqrt(q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+  const double pitch = 2 * std::asin(s) * (q[5] < 0 ? -1 : 1);
+  const double w_r = run.param(1, kHolR) * h * (h * K + B);
+  const double shifted = mass * arm * arm;
+  const double w_r_expected = (1 / 0.02 + 1 / (0.03 + shifted) + 1 / (0.04 + shifted)) / 3;
+  EXPECT_NEAR(w_r, w_r_expected, 1e-3 * w_r_expected);
+  const double tau = mass * kG * arm;
+  EXPECT_NEAR(pitch, -tau * w_r / K, 2e-3 * tau * w_r / K);  // the arm shortens by cos(pitch)
+  EXPECT_NEAR(1.0 - q[2], kG * tc * tc * dr * dr, 1e-3 * kG * tc * tc * dr * dr);  // translation unchanged
+  const double d = off["solimp"][0].get<double>(), mj_w_r = off["efc_diagApprox"][3].get<double>();
+  const double mj_pitch = off["pitch"].get<double>();
+  EXPECT_NEAR(mj_pitch / pitch, 4 * (1 - d) * mj_w_r / w_r, 1e-2 * 4 * (1 - d) * mj_w_r / w_r);
+  std::printf("weld rotation rows: pitch %.3f mrad (law %.3f, w_r %.4f); MuJoCo d = %.2f %.3f mrad (w_r %.4f), ratio %.4f\n",
+              1e3 * pitch, -1e3 * tau * w_r / K, w_r, d, 1e3 * mj_pitch, mj_w_r, mj_pitch / pitch);
 }
 }  // namespace

@@ -158,9 +158,13 @@ TEST_P(RobotScenario, ShadowHandHoldsBlockInPalmFor2s) {
 // (|z - 0.425| < 1.5 mm), within 1.5 mm of MuJoCo's end position (MuJoCo compresses 0.2 mm).
 // The object's compression (0.98 mm) is what MuJoCo gives with solimp d = 0.5 (the importer
 // ignores solimp; the file's d = 0.9..0.95 gives 0.2 mm in MuJoCo). The gripper hangs on its
-// weld to the mocap body and sags 22 mm here against MuJoCo's 0.6 mm (2.5 mm with d = 0.5: the
-// rest of the difference is not explained yet, docs/robots.md); the bound below only says that
-// the weld carries the arm (< 3 cm). No failed world.
+// weld to the mocap body (solref 0.02 1) and sags 7.0 mm here against MuJoCo's 0.6 mm, 2.5 mm
+// with d = 0.5 (docs/robots.md): MuJoCo's soft row sags (1 - d) times our rule's (d = 1 there;
+// tests/test_holonomic.cpp checks this against MuJoCo on a welded box), and our translation
+// rows' weight (mean diagonal of J diag(A)^-1 J^T at the anchor, 0.089) is 1.9 times MuJoCo's
+// (body_invweight0 from the full M^-1 at the com, 0.046). So the sag at 2 s lies between 2 and
+// 4 times MuJoCo's with d = 0.5 (the load differs too: the arm still moves at 2 s). No failed
+// world.
 TEST_P(RobotScenario, FetchTableAndObjectRestWithoutDrift) {
   const std::string path = corpus_assets() + "fetch/pick_and_place.xml";
   REQUIRE_CORPUS_MODEL(path);
@@ -223,7 +227,11 @@ TEST_P(RobotScenario, FetchTableAndObjectRestWithoutDrift) {
   EXPECT_LT(std::abs(end.z() - 0.425), 1.5e-3);
   EXPECT_LT((end - mj_end).norm(), 1.5e-3) << "the object does not rest where MuJoCo's does";
   EXPECT_EQ(table_drift, 0.0);
-  EXPECT_LT(max_grip_drift, 0.03) << "the gripper's weld to the moved mocap body does not carry the arm";
+  const nlohmann::json half = mujoco_fixture()["fetch_solimp_0.5"]["positions"];
+  const double mj_half_sag = (vec3(half["2"]["robot0:gripper_link"]) - vec3(half["0"]["robot0:gripper_link"])).norm();
+  const double grip_sag = (body_position(sim, gripper) - grip0).norm();
+  EXPECT_GT(grip_sag, 2 * mj_half_sag) << "the weld sags less than MuJoCo's with solimp d = 0.5 over (1 - d)";
+  EXPECT_LT(grip_sag, 4 * mj_half_sag) << "the weld sags more than its weight estimate explains";
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, RobotScenario, ::testing::Values("approx32", "approx64", "drake"));

@@ -326,9 +326,14 @@ def table(results, roots, steps, mj_note, scenarios=None, excluded_files=()):
                 "0.2 mm, its gripper sags 0.6 mm. Our contact compression is 0.981 mm, what MuJoCo gives with",
                 "`solimp` d = 0.5 (0.981 mm): the importer does not use `solimp` (docs/model-import.md, \"Compliance",
                 "from solref\"), and the file's d = 0.9 to 0.95 divides a soft row's steady sag under a load by",
-                "d / (1 - d) in MuJoCo. The gripper sags 21.7 mm on its mocap weld; MuJoCo with d = 0.5 sags 2.5 mm,",
-                "so solimp explains a factor 4 of the weld's difference and the remaining factor 9 is not explained",
-                "yet (a guess: the weight w of the weld rows against MuJoCo's body_invweight0). Figures per preset:", ""]
+                "d / (1 - d) in MuJoCo. The gripper sags 7.0 mm on its mocap weld (21.7 mm while one weight,",
+                "|W|_F / 6, mixed the weld's rotation rows into its translation rows); MuJoCo with d = 0.5 sags 2.5 mm.",
+                "MuJoCo's soft row sags (1 - d) times our rule's (docs/sap-math.md §12.2; checked on a welded box in",
+                "tests/test_holonomic.cpp), a factor 2 at d = 0.5; the remaining 1.4 is our weight of the translation",
+                "rows, the diagonal estimate at the anchor (0.089), against MuJoCo's body_invweight0 from the full",
+                "M^-1 at the com (0.046), and the arm's load on the weld, which still changes at 2 s. With the",
+                "file's d = 0.947 MuJoCo sags 0.6 mm; solref \"-46580 -105.3\" (K d^2 / ((1 - d) d_max^2),",
+                "docs/model-import.md) gives 1.5 mm here. Figures per preset:", ""]
         tail += ["- " + l for l in scenarios]
     # Excluded files: listed with their reason, not run, not counted.
     names = sorted(set(excluded_files) | {short_path(m, roots) for m in skipped})

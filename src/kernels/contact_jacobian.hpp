@@ -388,48 +388,64 @@ struct ConstraintSetupKernel {
     return n + 1;
   }
 
-  // Delassus weight of rows n0 .. n0 + nk - 1 (nk <= 6) sharing one dof list:
-  // w = |J diag(A)^-1 J^T|_F / nk, with the angular velocity of free and ball joints measured in
-  // the joint's parent frame as for the contacts' diag_delassus weights (Drake's estimate).
-  SAP_HD double holonomic_weight(int w, int n0, int nk) const {
-    // Entry by entry (no local arrays: the setup kernel's registers and stack stay small).
+  // Entry (a, b) of W = J diag(A)^-1 J^T for rows n0 + a, n0 + b sharing one dof list, with the
+  // angular velocity of free and ball joints measured in the joint's parent frame as for the
+  // contacts' diag_delassus weights (Drake's estimate). Entry by entry (no local arrays: the
+  // setup kernel's registers and stack stay small).
+  SAP_HD double holonomic_delassus_entry(int w, int n0, int a, int b) const {
     const int nj = s.hol_jac_n(w)[n0];
     const int* jdof = s.hol_jac_dof(w) + s.size.nhjac * n0;
     const double* J = s.hol_jac_val(w) + s.size.nhjac * n0;  // row r at J + nhjac * r
     const int stride = s.size.nhjac;
     const double* A = d.A(w);
     const int ld = m.nv_pad;
+    double Wab = 0;
+    for (int e = 0; e < nj;) {
+      const int dof = jdof[e];
+      const int j = m.dof_jntid[dof];
+      const int t = m.jnt_type[j];
+      const int r0 = m.jnt_dofadr[j] + (t == kJointFree ? 3 : 0);
+      if ((t == kJointFree || t == kJointBall) && dof == r0 + 2 && e + 2 < nj && jdof[e + 2] == r0) {
+        const Mat3<double> Q = t == kJointFree
+                                   ? Mat3<double>::load(d.xmat(w) + 9 * m.jnt_bodyid[j])
+                                   : to_matrix(normalized(Quat<double>::load(state_in.qpos(w) + m.jnt_qposadr[j])));
+        for (int k = 0; k < 3; ++k) {  // column k of J Q^T and the diagonal of Q A_block Q^T
+          double ca = 0, cb = 0, aq = 0;
+          for (int c = 0; c < 3; ++c) {
+            ca += J[stride * a + e + 2 - c] * Q(k, c);
+            cb += J[stride * b + e + 2 - c] * Q(k, c);
+            for (int c2 = 0; c2 < 3; ++c2) aq += Q(k, c) * A[(r0 + c) * ld + (r0 + c2)] * Q(k, c2);
+          }
+          Wab += ca * cb / aq;
+        }
+        e += 3;
+        continue;
+      }
+      Wab += J[stride * a + e] * J[stride * b + e] / A[dof * ld + dof];
+      ++e;
+    }
+    return Wab;
+  }
+
+  // Delassus weight of rows n0 .. n0 + nk - 1 (nk <= 6) sharing one dof list:
+  // w = |J diag(A)^-1 J^T|_F / nk (Drake's, for the rigid equalities and the tendon rows).
+  SAP_HD double holonomic_weight(int w, int n0, int nk) const {
     double fro2 = 0;
     for (int a = 0; a < nk; ++a)
       for (int b = a; b < nk; ++b) {
-        double Wab = 0;
-        for (int e = 0; e < nj;) {
-          const int dof = jdof[e];
-          const int j = m.dof_jntid[dof];
-          const int t = m.jnt_type[j];
-          const int r0 = m.jnt_dofadr[j] + (t == kJointFree ? 3 : 0);
-          if ((t == kJointFree || t == kJointBall) && dof == r0 + 2 && e + 2 < nj && jdof[e + 2] == r0) {
-            const Mat3<double> Q = t == kJointFree
-                                       ? Mat3<double>::load(d.xmat(w) + 9 * m.jnt_bodyid[j])
-                                       : to_matrix(normalized(Quat<double>::load(state_in.qpos(w) + m.jnt_qposadr[j])));
-            for (int k = 0; k < 3; ++k) {  // column k of J Q^T and the diagonal of Q A_block Q^T
-              double ca = 0, cb = 0, aq = 0;
-              for (int c = 0; c < 3; ++c) {
-                ca += J[stride * a + e + 2 - c] * Q(k, c);
-                cb += J[stride * b + e + 2 - c] * Q(k, c);
-                for (int c2 = 0; c2 < 3; ++c2) aq += Q(k, c) * A[(r0 + c) * ld + (r0 + c2)] * Q(k, c2);
-              }
-              Wab += ca * cb / aq;
-            }
-            e += 3;
-            continue;
-          }
-          Wab += J[stride * a + e] * J[stride * b + e] / A[dof * ld + dof];
-          ++e;
-        }
+        const double Wab = holonomic_delassus_entry(w, n0, a, b);
         fro2 += (a == b ? 1.0 : 2.0) * Wab * Wab;
       }
     return max_(sqrt_(fro2) / nk, 1e-12);
+  }
+
+  // Mean diagonal of W over rows n0 + first .. n0 + first + count - 1: the inverse effective mass
+  // of one block of rows (a weld's rotation rows or its translation rows), MuJoCo's mass
+  // normalisation of a soft row (its efc_diagApprox, the mean of a body's 3x3 inverse inertia).
+  SAP_HD double holonomic_block_weight(int w, int n0, int first, int count) const {
+    double tr = 0;
+    for (int a = first; a < first + count; ++a) tr += holonomic_delassus_entry(w, n0, a, a);
+    return max_(tr / count, 1e-12);
   }
 
   // Jacobian rows of body b2's motion relative to body b1 at points x1 (on b1) and x2 (on b2),
@@ -544,26 +560,39 @@ struct ConstraintSetupKernel {
         }
       }
       if (s.hol_jac_n(w)[n] == 0) continue;  // both sides welded to the world: nothing to solve
-      const double wgt = holonomic_weight(w, n, nk);
       // MuJoCo solref -> mass-normalised stiffness K and damping B (accelerations per unit
       // violation and velocity; docs/sap-math.md §12.2): (timeconst, dampratio) gives
       // K = 1/(tc dr)^2, B = 2/tc with tc >= 2h (MuJoCo's refsafe); (-K, -B) gives them directly;
       // (0, 0) is rigid. Physical k = K/w, c = B/w: R_c = w / (h (h K + B)), tau_d = B/K.
       const double s0 = m.eq_solref[2 * e], s1 = m.eq_solref[2 * e + 1];
-      double R_c = 0, tau_d = 0;
+      double K = 0, B = 0, tau_d = 0;
+      const bool compliant = s0 > 0 || s0 < 0 || s1 < 0;
       if (s0 > 0) {
         const double tc = max_(s0, 2 * h);
-        const double K = 1.0 / (tc * tc * s1 * s1), B = 2.0 / tc;
-        R_c = wgt / (h * (h * K + B));
+        K = 1.0 / (tc * tc * s1 * s1);
+        B = 2.0 / tc;
         tau_d = B / K;
-      } else if (s0 < 0 || s1 < 0) {
-        const double K = -s0, B = -s1;
-        R_c = wgt / (h * (h * K + B));
+      } else if (compliant) {
+        K = -s0;
+        B = -s1;
         tau_d = K > 0 ? B / K : inf;
       }
-      double tau;
-      const double R = holonomic_compliance<double>(R_c, tau_d, h, beta, wgt, &tau);
-      for (int k = 0; k < nk; ++k) put_holonomic_params(w, n + k, R, -g[k] / (h + tau), -inf, inf);
+      // Rigid rows: Drake's one weight |W|_F / n for all rows. Compliant rows: w of each block
+      // of rows (a weld's 3 rotation rows and its 3 translation rows, a connect's 3 rows) is
+      // the block's mean diagonal of W, its inverse effective mass as MuJoCo normalises solref
+      // (one |W|_F / 6 for a weld mixes the rotation rows' 1/I into the translation rows and
+      // multiplied a hanging body's sag by |W|_F / (6/m), 22x on a 2 kg box).
+      const int nblock = compliant && type == kEqWeld ? 2 : 1, rows_per_block = nk / nblock;
+      const double wgt_rigid = compliant ? 0.0 : holonomic_weight(w, n, nk);
+      for (int blk = 0; blk < nblock; ++blk) {
+        const int first = blk * rows_per_block;
+        const double wgt = compliant ? holonomic_block_weight(w, n, first, rows_per_block) : wgt_rigid;
+        const double R_c = compliant ? wgt / (h * (h * K + B)) : 0.0;
+        double tau;
+        const double R = holonomic_compliance<double>(R_c, tau_d, h, beta, wgt, &tau);
+        for (int k = first; k < first + rows_per_block; ++k)
+          put_holonomic_params(w, n + k, R, -g[k] / (h + tau), -inf, inf);
+      }
       n += nk;
     }
     // Dry joint friction (dof_frictionloss f > 0): a box row on vc = v_dof with |gamma| <= h f,
