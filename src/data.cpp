@@ -33,13 +33,18 @@ Control::Control(const Model& m, int nworld, Backend b) {
   qfrc_applied.allocate(b, nworld, static_cast<std::size_t>(m.nv));
 }
 
-Data::Data(const Model& model, int nworld, Backend b) : nworld_(nworld) {
+Data::Data(const Model& model, int nworld, Backend b, const DataLayout& layout) : nworld_(nworld), layout_(layout) {
   const DataSizes s = DataSizes::of(model.view());
   const int nbody = s.nbody, njnt = s.njnt, nv = s.nv, nv_pad = s.nv_pad;
   (void)njnt;
 #define SAP_X(name, type, count) name.allocate(b, nworld, static_cast<std::size_t>(count));
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
+  if (layout.mass_matrix_in_A) M.allocate(b, nworld, 0);
+  if (layout.chol_fp32) {  // nv_pad (nv_pad + 1) floats, in whole doubles
+    const std::size_t nf = static_cast<std::size_t>(nv_pad) * static_cast<std::size_t>(nv_pad + 1);
+    chol.allocate(b, nworld, (nf + 1) / 2);
+  }
 }
 
 DataView Data::view() {
@@ -47,6 +52,7 @@ DataView Data::view() {
 #define SAP_X(name, type, count) v.name = name.slab();
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
+  if (layout_.mass_matrix_in_A) v.M = A.slab();
   return v;
 }
 

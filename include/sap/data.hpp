@@ -128,11 +128,24 @@ struct DataView {
 #undef SAP_X
 };
 
+// Storage choices of a Data that leave every computed value unchanged (docs/gpu.md, memory):
+//   mass_matrix_in_A  M shares A's storage: the free-motion kernel builds A = M + h D entry by
+//                     entry in place (A[ij] from M[ij] only), and the solver reads only A after
+//                     it. M then holds A after free motion. Off for DynamicsEvaluator (reads M).
+//   chol_fp32         the Cholesky buffer holds fp32 factors only (both free_motion and the
+//                     Newton linear solve run in fp32): half the bytes; it is reinterpreted as
+//                     float by every user, so a double buffer of half the length suffices.
+struct DataLayout {
+  bool mass_matrix_in_A = false;
+  bool chol_fp32 = false;
+};
+
 class Data {
  public:
   Data() = default;
-  Data(const Model& m, int nworld, Backend b);
+  Data(const Model& m, int nworld, Backend b, const DataLayout& layout = {});
   int nworld() const { return nworld_; }
+  const DataLayout& layout() const { return layout_; }
 #define SAP_X(name, type, count) BatchedArray<type> name;
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
@@ -140,6 +153,7 @@ class Data {
 
  private:
   int nworld_ = 0;
+  DataLayout layout_;
 };
 
 }  // namespace sap
