@@ -106,9 +106,13 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   layout.mass_matrix_in_A = true;
   layout.chol_fp32 = config_.free_motion_solve_precision == Precision::F32 &&
                      config_.contact_linear_solve_precision == Precision::F32;
-  data_ = Data(model_, nworld, ctx.backend(), layout);
   solve_ = std::make_unique<SolveData>(solve_sizes(model_, max_rigid_contact, config_.max_iterations), nworld,
                                        ctx.backend());
+  // Free-motion scratch inside the Newton Hessian H: H is written only by the Newton stage
+  // (after constraint setup) and the free-motion scratch is dead after free motion.
+  layout.scratch = solve_->H.slab();
+  layout.scratch_size = static_cast<long long>(solve_->H.per_world());
+  data_ = Data(model_, nworld, ctx.backend(), layout);
   status_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   solve_ok_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   launch_ = make_solver_launch(ctx);
