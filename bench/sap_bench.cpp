@@ -48,6 +48,7 @@ options:
   --stats-every K       read diagnostics after every K-th step of the statistics pass
                         (default 1; 0 skips the statistics pass; scaling mode default 0)
   --json OUT            write the results as JSON to OUT
+  --memory-detail       list the bytes per world of every per-world array under "memory"
   --scaling LIST        scaling mode: comma-separated world counts, e.g. 1,2,4,...,16384
   --scaling-max N       scaling mode: powers of two from 1 up to N (caps --scaling when both)
   --keyframe NAME       MJCF only: start from this keyframe (qpos, and ctrl held constant)
@@ -73,6 +74,7 @@ struct Options : CommonOptions {
   std::vector<int> scaling;
   int scaling_max = 0;
   bool scaling_mode = false;
+  bool memory_detail = false;
 };
 
 Options parse_options(int argc, char** argv) {
@@ -101,6 +103,8 @@ Options parse_options(int argc, char** argv) {
     } else if (a == "--scaling") {
       o.scaling = parse_int_list(a, r.value(a), 1, kMaxWorlds);
       o.scaling_mode = true;
+    } else if (a == "--memory-detail") {
+      o.memory_detail = true;
     } else if (a == "--scaling-max") {
       o.scaling_max = static_cast<int>(parse_int(a, r.value(a), 1, kMaxWorlds));
       o.scaling_mode = true;
@@ -161,6 +165,7 @@ struct RunResult {
   // the solver's dynamics workspace and constraint buffers; the largest single array.
   long long mem_total = -1, mem_solver_data = 0, mem_solver_solve = 0, mem_largest = 0;
   std::string mem_largest_name;
+  std::vector<std::pair<std::string, long long>> mem_detail;  // Simulator::buffer_bytes_per_world
 };
 
 long long memory_available_bytes() {
@@ -210,7 +215,8 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
     so.override_solver = true;
     so.solver = *solver;
   }
-  {  // bytes per world: the difference of the live buffer bytes of 2 and 1 worlds
+  {  // bytes per world: the difference of the live buffer bytes of 2 and 1 worlds after one
+     // step (buffers allocated by the first step included), and the simulator's breakdown
     const Backend b = resolve_backend(o.backend);
     long long live[2] = {0, 0};
     for (int n = 1; n <= 2; ++n) {
@@ -218,12 +224,18 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
       sm.nworld = n;
       const long long before = buffer_bytes_live(b);
       Simulator probe(scene, sm);
+      probe.step();
+      probe.context().synchronize();
       live[n - 1] = buffer_bytes_live(b) - before;
-      if (n == 2)
-        for (const auto& [name, bytes] : probe.solver().buffer_bytes_per_world()) {
-          (name.rfind("data.", 0) == 0 ? r.mem_solver_data : r.mem_solver_solve) += bytes;
+      if (n == 2) {
+        r.mem_detail = probe.buffer_bytes_per_world();
+        for (const auto& [name, bytes] : r.mem_detail) {
+          if (name.rfind("data.", 0) == 0) r.mem_solver_data += bytes;
+          else if (name.rfind("solve.", 0) == 0 || name.rfind("solver.", 0) == 0 || name.rfind("fp64.", 0) == 0)
+            r.mem_solver_solve += bytes;
           if (bytes > r.mem_largest) r.mem_largest = bytes, r.mem_largest_name = name;
         }
+      }
     }
     r.mem_total = live[1] - live[0];
   }
@@ -381,6 +393,11 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
                              {"other_bytes", r.mem_total - r.mem_solver_data - r.mem_solver_solve},
                              {"largest_array", r.mem_largest_name},
                              {"largest_array_bytes", r.mem_largest}};
+  if (r.mem_total >= 0) {
+    nlohmann::json arrays = nlohmann::json::object();
+    for (const auto& [name, bytes] : r.mem_detail) arrays[name] = bytes;
+    j["memory_per_world"]["arrays"] = arrays;
+  }
   j["host_rss_growth_mib"] = r.rss_growth >= 0 ? nlohmann::json(static_cast<double>(r.rss_growth) / 1048576.0)
                                                : nlohmann::json(nullptr);
   if (!r.have_stats) {
@@ -449,6 +466,19 @@ nlohmann::json meta_json(const Scene& scene, const Options& o, const SolverOptio
   return j;
 }
 
+// How the contact capacity was chosen (docs/collision.md, "Capacity"): "scene" (given by the
+// scene) or "estimate" with the probe's figures.
+void add_capacity_estimate(nlohmann::json& j, const ContactCapacityEstimate& e) {
+  if (e.pair_bound == 0 && e.capacity == 0 && j["max_rigid_contact"].get<int>() > 0) {
+    j["contact_capacity_source"] = "scene";
+    return;
+  }
+  j["contact_capacity_source"] = "estimate";
+  j["contact_capacity_estimate"] = {{"pair_bound", e.pair_bound},
+                                    {"probe_steps", e.probe_steps},
+                                    {"probe_max_contacts", e.probe_max}};
+}
+
 double num(const nlohmann::json& x) { return x.is_number() ? x.get<double>() : std::nan(""); }
 
 // 79260.3 -> "79,260"; 12.345 -> "12.35"; small values keep 4 significant digits.
@@ -475,8 +505,16 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   std::printf("sap_bench  %s  (%s)\n", scene.name.c_str(), o.scene_path.c_str());
   std::printf("  device        %s; host %s, %d hardware threads\n", r.device.c_str(), cpu_model_name().c_str(),
               cpu_hardware_threads());
-  std::printf("  model         nbody %d, nq %d, nv %d, ngeom %d, contact capacity %d per world\n", scene.model.nbody,
+  std::printf("  model         nbody %d, nq %d, nv %d, ngeom %d, contact capacity %d per world", scene.model.nbody,
               scene.model.nq, scene.model.nv, scene.model.ngeom, meta["max_rigid_contact"].get<int>());
+  if (meta.contains("contact_capacity_estimate")) {
+    const auto& e = meta["contact_capacity_estimate"];
+    std::printf(" (estimate: %d-step probe met %d, pair bound %d)", e["probe_steps"].get<int>(),
+                e["probe_max_contacts"].get<int>(), e["pair_bound"].get<int>());
+  } else {
+    std::printf(" (scene)");
+  }
+  std::printf("\n");
   const auto& sv = meta["solver"];
   std::printf("  solver        %s, line search %s%s\n", sv["preset"].get<std::string>().c_str(),
               sv["line_search_variant"].get<std::string>().c_str(),
@@ -534,6 +572,9 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
                 mem["total_bytes"].get<long long>(), mem["solver_workspace_bytes"].get<long long>(),
                 mem["constraint_buffers_bytes"].get<long long>(), mem["other_bytes"].get<long long>(),
                 mem["largest_array"].get<std::string>().c_str(), mem["largest_array_bytes"].get<long long>());
+    if (o.memory_detail && mem.contains("arrays"))
+      for (auto it = mem["arrays"].begin(); it != mem["arrays"].end(); ++it)
+        std::printf("    %-32s %8lld\n", it.key().c_str(), it.value().get<long long>());
   }
   if (!scene.warnings.empty()) {
     const std::vector<NoteGroup> groups = group_notes(scene.warnings);
@@ -568,13 +609,21 @@ int run(int argc, char** argv) {
   SolverOptions solver = scene.solver;
   const bool override_solver = o.solver.any();
   if (override_solver) apply_solver_overrides(solver, o.solver);
-  const int max_rigid_contact = scene.max_rigid_contact > 0 ? scene.max_rigid_contact
-                                                            : estimate_contact_capacity(scene.model, 1024);
+  // The contact capacity the simulators will use: the scene's, else the probe estimate, which
+  // is computed once here and passed on (every Simulator below would repeat the probe).
+  Scene sized_scene = scene;
+  ContactCapacityEstimate estimate;
+  if (sized_scene.max_rigid_contact == 0) {
+    estimate = estimate_scene_contact_capacity(scene, override_solver ? &solver : nullptr);
+    sized_scene.max_rigid_contact = estimate.capacity;
+  }
+  const int max_rigid_contact = sized_scene.max_rigid_contact;
 
   if (!o.scaling_mode) {
     const int nworld = o.worlds > 0 ? o.worlds : scene.num_worlds;
-    const RunResult r = run_once(scene, o, nworld, o.stats_every, override_solver ? &solver : nullptr);
+    const RunResult r = run_once(sized_scene, o, nworld, o.stats_every, override_solver ? &solver : nullptr);
     nlohmann::json rec = meta_json(scene, o, solver, max_rigid_contact, r);
+    add_capacity_estimate(rec, estimate);
     rec["mode"] = "single";
     const nlohmann::json run_rec = run_json(scene, r);
     for (auto it = run_rec.begin(); it != run_rec.end(); ++it) rec[it.key()] = it.value();
@@ -598,7 +647,7 @@ int run(int argc, char** argv) {
     const int n = o.scaling[i];
     RunResult r;
     try {
-      r = run_once(scene, o, n, o.stats_every, override_solver ? &solver : nullptr);
+      r = run_once(sized_scene, o, n, o.stats_every, override_solver ? &solver : nullptr);
     } catch (const std::bad_alloc&) {
       stopped = "out of memory at nworld " + std::to_string(n);
       break;
@@ -609,7 +658,10 @@ int run(int argc, char** argv) {
       stopped = "allocation failed at nworld " + std::to_string(n) + ": " + what;
       break;
     }
-    if (out.empty()) out = meta_json(scene, o, solver, max_rigid_contact, r);
+    if (out.empty()) {
+      out = meta_json(scene, o, solver, max_rigid_contact, r);
+      add_capacity_estimate(out, estimate);
+    }
     nlohmann::json rec = run_json(scene, r);
     records.push_back(rec);
     any_failed = any_failed || !r.failed_worlds.empty() || r.nonfinite_state_worlds > 0;

@@ -40,6 +40,7 @@ struct CollisionPipeline::Impl {
   std::vector<std::string> warnings;
   BatchedArray<double> xpos, xquat, xmat, xipos, xanchor, xaxis, geom_xpos, geom_xmat;
   BatchedArray<int> seq;
+  Data* shared = nullptr;  // share_kinematics_workspace: body kinematics in this Data
   std::unique_ptr<CollisionLaunch> launch;
 
   Impl(const Model& m, Context& c, int nw, Precision p) : ctx(c), nworld(nw), precision(p), nq(m.nq) {
@@ -110,6 +111,9 @@ struct CollisionPipeline::Impl {
   }
 
   CollisionWorkspaceView workspace_view() {
+    if (shared)
+      return {shared->xpos.slab(),  shared->xquat.slab(), shared->xmat.slab(), shared->xipos.slab(),
+              shared->xanchor.slab(), shared->xaxis.slab(), geom_xpos.slab(), geom_xmat.slab(), seq.slab()};
     return {xpos.slab(),  xquat.slab(),     xmat.slab(),      xipos.slab(), xanchor.slab(),
             xaxis.slab(), geom_xpos.slab(), geom_xmat.slab(), seq.slab()};
   }
@@ -150,6 +154,35 @@ void CollisionPipeline::collide(const State& state, Contacts& contacts) {
   im.launch->collide(im.precision, im.nworld, im.storage.view(), state.qpos.slab(), im.workspace_view(),
                      im.pairs_view(), contacts.view());
   last_contacts_ = &contacts;  // the total is read on demand: no device sync per collide
+}
+
+void CollisionPipeline::share_kinematics_workspace(Data& d) {
+  Impl& im = *impl_;
+  if (d.nworld() != im.nworld || d.xpos.per_world() != im.xpos.per_world() ||
+      d.xanchor.per_world() != im.xanchor.per_world() || d.xpos.buffer().backend() != im.ctx.backend())
+    throw std::invalid_argument("CollisionPipeline::share_kinematics_workspace: the Data has another world count, "
+                                "model or backend than the pipeline");
+  im.shared = &d;
+  for (auto* a : {&im.xpos, &im.xquat, &im.xmat, &im.xipos, &im.xanchor, &im.xaxis}) a->allocate(im.ctx.backend(), im.nworld, 0);
+}
+
+std::vector<std::pair<std::string, long long>> CollisionPipeline::buffer_bytes_per_world() const {
+  const Impl& im = *impl_;
+  std::vector<std::pair<std::string, long long>> out;
+  auto add = [&](const char* name, const auto& a) {
+    using T = typename std::decay_t<decltype(a.buffer())>::value_type;
+    if (a.per_world() > 0) out.emplace_back(std::string("collision.") + name, static_cast<long long>(a.per_world() * sizeof(T)));
+  };
+  add("xpos", im.xpos);
+  add("xquat", im.xquat);
+  add("xmat", im.xmat);
+  add("xipos", im.xipos);
+  add("xanchor", im.xanchor);
+  add("xaxis", im.xaxis);
+  add("geom_xpos", im.geom_xpos);
+  add("geom_xmat", im.geom_xmat);
+  add("seq", im.seq);
+  return out;
 }
 
 long long CollisionPipeline::last_dropped_total() const { return last_contacts_ ? last_contacts_->total_dropped() : 0; }

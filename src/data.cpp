@@ -33,13 +33,36 @@ Control::Control(const Model& m, int nworld, Backend b) {
   qfrc_applied.allocate(b, nworld, static_cast<std::size_t>(m.nv));
 }
 
-Data::Data(const Model& model, int nworld, Backend b) : nworld_(nworld) {
+Data::Data(const Model& model, int nworld, Backend b, const DataLayout& layout) : nworld_(nworld), layout_(layout) {
   const DataSizes s = DataSizes::of(model.view());
   const int nbody = s.nbody, njnt = s.njnt, nv = s.nv, nv_pad = s.nv_pad;
   (void)njnt;
 #define SAP_X(name, type, count) name.allocate(b, nworld, static_cast<std::size_t>(count));
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
+  if (layout.mass_matrix_in_A) M.allocate(b, nworld, 0);
+  if (layout.chol_fp32) {  // nv_pad (nv_pad + 1) floats, in whole doubles
+    const std::size_t nf = static_cast<std::size_t>(nv_pad) * static_cast<std::size_t>(nv_pad + 1);
+    chol.allocate(b, nworld, (nf + 1) / 2);
+  }
+  if (layout.scratch.ptr && layout.scratch_size > 0) {
+    long long used = 0;
+    auto place = [&](BatchedArray<double>& a, long long& off) {
+      const long long n = static_cast<long long>(a.per_world());
+      if (n == 0 || used + n > layout.scratch_size) return;
+      off = used;
+      used += n;
+      a.allocate(b, nworld, 0);
+    };
+    place(cdof_dot, off_cdof_dot_);
+    place(crb, off_crb_);
+    place(cvel, off_cvel_);
+    place(cacc, off_cacc_);
+    place(cfrc, off_cfrc_);
+    place(qfrc_bias, off_qfrc_bias_);
+    place(qfrc_spring, off_qfrc_spring_);
+    place(scratch_nv, off_scratch_nv_);
+  }
 }
 
 DataView Data::view() {
@@ -47,6 +70,18 @@ DataView Data::view() {
 #define SAP_X(name, type, count) v.name = name.slab();
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
+  if (layout_.mass_matrix_in_A) v.M = A.slab();
+  auto carve = [&](Slab<double>& slab, long long off) {
+    if (off >= 0) slab = {layout_.scratch.ptr + off, layout_.scratch.stride};
+  };
+  carve(v.cdof_dot, off_cdof_dot_);
+  carve(v.crb, off_crb_);
+  carve(v.cvel, off_cvel_);
+  carve(v.cacc, off_cacc_);
+  carve(v.cfrc, off_cfrc_);
+  carve(v.qfrc_bias, off_qfrc_bias_);
+  carve(v.qfrc_spring, off_qfrc_spring_);
+  carve(v.scratch_nv, off_scratch_nv_);
   return v;
 }
 

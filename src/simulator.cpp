@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "cuda_api.hpp"
@@ -17,6 +18,30 @@ Slab<const T> cs(const BatchedArray<T>& a) {
   return a.slab();
 }
 enum CounterSlot : int { kCountFailures = 0, kCountRetries, kCountRescued, kNumCounters };
+}
+
+ContactCapacityEstimate estimate_scene_contact_capacity(const Scene& scene, const SolverOptions* solver) {
+  ContactCapacityEstimate e;
+  e.pair_bound = estimate_contact_capacity(scene.model, 1024);
+  if (e.pair_bound == 0) return e;
+  SimulatorOptions po;
+  po.nworld = 1;
+  po.backend = Backend::CPU;
+  po.threads = 1;
+  po.max_rigid_contact = e.pair_bound;  // explicit: the probe itself does not probe
+  if (solver) {
+    po.override_solver = true;
+    po.solver = *solver;
+  }
+  Simulator probe(scene, po);
+  e.probe_steps = static_cast<int>(
+      std::min<double>(kContactProbeMaxSteps, std::ceil(kContactProbeSeconds / scene.dt - 1e-9)));
+  for (int k = 0; k < e.probe_steps; ++k) {
+    probe.step();
+    e.probe_max = std::max(e.probe_max, probe.contacts().counts_host()[0]);
+  }
+  e.capacity = std::min(e.pair_bound, std::max(kContactProbeFloor, kContactProbeFactor * e.probe_max));
+  return e;
 }
 
 Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
@@ -36,7 +61,7 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
   const cuda::DeviceScope on_device(device_);
   max_rigid_contact_ = o.max_rigid_contact > 0       ? o.max_rigid_contact
                        : scene.max_rigid_contact > 0 ? scene.max_rigid_contact
-                                                     : estimate_contact_capacity(scene.model, 1024);
+                       : estimate_scene_contact_capacity(scene, o.override_solver ? &o.solver : nullptr).capacity;
   ctx_ = std::make_unique<Context>(o.backend, o.threads, o.emulated_lanes);
   const Backend b = ctx_->backend();
   collision_ = std::make_unique<CollisionPipeline>(scene.model, *ctx_, nworld_, o.collision_precision);
@@ -45,6 +70,9 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
   state_ = std::make_unique<State>(scene.model, nworld_, b);
   control_ = std::make_unique<Control>(scene.model, nworld_, b);
   contacts_ = std::make_unique<Contacts>(nworld_, max_rigid_contact_, b);
+  // The narrow phase's body kinematics live in the solver's kinematics arrays (both computed
+  // from q_n every step, collision first): one copy per world instead of two.
+  collision_->share_kinematics_workspace(solver_->data());
   clock_ = ctx_->make_clock(2);
   model_ = ModelStorage(scene.model, b);
   rollout_ = make_rollout_launch(*ctx_);
@@ -55,9 +83,8 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
   ctrl_vel_host_ = ctrl_host_;
   ctrl_world_.assign(static_cast<std::size_t>(m.nu), 0.0);
   ctrl_vel_world_ = ctrl_world_;
-  // Each world's initial state, kept on the backend: every reset copies from it.
-  init_qpos_.allocate(b, nworld_, static_cast<std::size_t>(m.nq));
-  init_qvel_.allocate(b, nworld_, static_cast<std::size_t>(m.nv));
+  // Each world's initial state, kept on the backend: every reset copies from it. When every
+  // world starts alike (no perturbation) one block is kept and read with stride 0.
   {
     std::vector<double> q, v, qa(nw * static_cast<std::size_t>(m.nq)), va(nw * static_cast<std::size_t>(m.nv));
     for (int w = 0; w < nworld_; ++w) {
@@ -65,19 +92,24 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
       std::copy(q.begin(), q.end(), qa.begin() + static_cast<long>(w) * m.nq);
       std::copy(v.begin(), v.end(), va.begin() + static_cast<long>(w) * m.nv);
     }
-    init_qpos_.buffer().upload(qa);
-    init_qvel_.buffer().upload(va);
+    init_shared_ = true;  // bit-identical blocks
+    for (std::size_t i = static_cast<std::size_t>(m.nq); i < qa.size() && init_shared_; ++i)
+      init_shared_ = std::memcmp(&qa[i], &qa[i % static_cast<std::size_t>(m.nq)], sizeof(double)) == 0;
+    for (std::size_t i = static_cast<std::size_t>(m.nv); i < va.size() && init_shared_; ++i)
+      init_shared_ = std::memcmp(&va[i], &va[i % static_cast<std::size_t>(m.nv)], sizeof(double)) == 0;
+    const int nblock = init_shared_ ? 1 : nworld_;
+    init_qpos_.allocate(b, nblock, static_cast<std::size_t>(m.nq));
+    init_qvel_.allocate(b, nblock, static_cast<std::size_t>(m.nv));
+    init_qpos_.buffer().upload(qa.data(), init_qpos_.buffer().size());
+    init_qvel_.buffer().upload(va.data(), init_qvel_.buffer().size());
   }
   flags_.allocate(b, nw);
   flags2_.allocate(b, nw);
   bad_.allocate(b, nw);
   active_.allocate(b, nw);
   counters_.allocate(b, nworld_, kNumCounters);
-  body_pos_.allocate(b, nworld_, static_cast<std::size_t>(3 * m.nbody));
-  body_quat_.allocate(b, nworld_, static_cast<std::size_t>(4 * m.nbody));
-  pose_scratch_.allocate(b, nworld_, static_cast<std::size_t>(12 * m.nbody + 6 * m.njnt));
-  contact_force_.allocate(b, nworld_, static_cast<std::size_t>(3 * m.nbody));
-  contact_flag_.allocate(b, nworld_, static_cast<std::size_t>(m.nbody));
+  // body_pos_, body_quat_, pose_scratch_, contact_force_, contact_flag_: allocated on first
+  // request (ensure_pose_buffers, ensure_contact_buffers), outside any graph capture.
   set_retry_options(o.retry);
   reset();
 }
@@ -186,6 +218,7 @@ void Simulator::reset(const WorldSelection& sel, const ResetOptions& o) {
     case ResetOptions::Source::Initial:
       q = cs(init_qpos_);
       v = cs(init_qvel_);
+      if (init_shared_) q.stride = v.stride = 0;  // one block for every world
       break;
     case ResetOptions::Source::Keyframe: {
       if (o.keyframe < 0 || o.keyframe >= static_cast<int>(keyframes_.size()))
@@ -302,14 +335,75 @@ ArrayView Simulator::control_view() {
 }
 ArrayView Simulator::qpos_view() { return view_of(state_->qpos.buffer().data(), DType::F64, 2, nworld_, scene_.model.nq, 0); }
 ArrayView Simulator::qvel_view() { return view_of(state_->qvel.buffer().data(), DType::F64, 2, nworld_, scene_.model.nv, 0); }
+std::vector<std::pair<std::string, long long>> Simulator::buffer_bytes_per_world() const {
+  std::vector<std::pair<std::string, long long>> out;
+  auto add = [&](const std::string& name, const auto& a) {
+    using T = typename std::decay_t<decltype(a.buffer())>::value_type;
+    if (a.per_world() > 0 && a.nworld() == nworld_)
+      out.emplace_back(name, static_cast<long long>(a.per_world() * sizeof(T)));
+  };
+  auto add_state = [&](const std::string& name, const State* st) {
+    if (!st) return;
+    add(name + ".qpos", st->qpos);
+    add(name + ".qvel", st->qvel);
+  };
+  add_state("state", state_.get());
+  add("control.ctrl", control_->ctrl);
+  add("control.ctrl_vel", control_->ctrl_vel);
+  add("control.ctrl_ff", control_->ctrl_ff);
+  add("control.qfrc_applied", control_->qfrc_applied);
+  out.emplace_back("contacts.count", static_cast<long long>(sizeof(int)));
+  out.emplace_back("contacts.dropped", static_cast<long long>(sizeof(int)));
+#define SAP_X(name, type, dim) add("contacts." #name, contacts_->name);
+  SAP_CONTACT_ARRAYS(SAP_X)
+#undef SAP_X
+  for (const auto& e : collision_->buffer_bytes_per_world()) out.push_back(e);
+  for (const auto& e : solver_->buffer_bytes_per_world()) out.push_back(e);
+  add("sim.init_qpos", init_qpos_);  // absent when every world starts alike (one block)
+  add("sim.init_qvel", init_qvel_);
+  for (const char* f : {"sim.flags", "sim.flags2", "sim.bad", "sim.active"})
+    out.emplace_back(f, static_cast<long long>(sizeof(int)));
+  add("sim.counters", counters_);
+  add("sim.body_pos", body_pos_);
+  add("sim.body_quat", body_quat_);
+  add("sim.pose_scratch", pose_scratch_);
+  add("sim.contact_force", contact_force_);
+  add("sim.contact_flag", contact_flag_);
+  add("sim.contact_scale", contact_scale_);
+  add_state("sim.retry_start", start_.get());
+  add_state("sim.retry_trial", trial_.get());
+  out.erase(std::remove_if(out.begin(), out.end(), [](const auto& e) { return e.second == 0; }), out.end());
+  return out;
+}
+
+void Simulator::ensure_pose_buffers() {
+  if (!body_pos_.buffer().empty() || scene_.model.nbody == 0) return;
+  const Model& m = scene_.model;
+  const Backend b = ctx_->backend();
+  body_pos_.allocate(b, nworld_, static_cast<std::size_t>(3 * m.nbody));
+  body_quat_.allocate(b, nworld_, static_cast<std::size_t>(4 * m.nbody));
+  pose_scratch_.allocate(b, nworld_, static_cast<std::size_t>(12 * m.nbody + 6 * m.njnt));
+  poses_valid_ = false;
+}
+
+void Simulator::ensure_contact_buffers() {
+  if (!contact_flag_.buffer().empty() || scene_.model.nbody == 0) return;
+  const Model& m = scene_.model;
+  const Backend b = ctx_->backend();
+  contact_force_.allocate(b, nworld_, static_cast<std::size_t>(3 * m.nbody));
+  contact_flag_.allocate(b, nworld_, static_cast<std::size_t>(m.nbody));
+}
+
 ArrayView Simulator::body_pos_view() {
   const cuda::DeviceScope on_device(device_);
+  ensure_pose_buffers();
   track_poses_ = true;
   update_poses();
   return view_of(body_pos_.buffer().data(), DType::F64, 3, nworld_, scene_.model.nbody, 3);
 }
 ArrayView Simulator::body_quat_view() {
   const cuda::DeviceScope on_device(device_);
+  ensure_pose_buffers();
   track_poses_ = true;
   update_poses();
   return view_of(body_quat_.buffer().data(), DType::F64, 3, nworld_, scene_.model.nbody, 4);
@@ -317,12 +411,14 @@ ArrayView Simulator::body_quat_view() {
 ArrayView Simulator::contact_force_view() {
   const cuda::DeviceScope on_device(device_);
   if (!track_contacts_) drop_graphs();
+  ensure_contact_buffers();
   track_contacts_ = true;
   return view_of(contact_force_.buffer().data(), DType::F64, 3, nworld_, scene_.model.nbody, 3);
 }
 ArrayView Simulator::contact_flag_view() {
   const cuda::DeviceScope on_device(device_);
   if (!track_contacts_) drop_graphs();
+  ensure_contact_buffers();
   track_contacts_ = true;
   return view_of(contact_flag_.buffer().data(), DType::I32, 2, nworld_, scene_.model.nbody, 0);
 }
@@ -340,6 +436,7 @@ std::vector<double> Simulator::body_quat(int world) {
 
 void Simulator::update_poses() {
   const cuda::DeviceScope on_device(device_);
+  ensure_pose_buffers();
   if (poses_valid_) return;
   rollout_->body_poses(nworld_, model_.view(), cs(state_->qpos), body_pos_.slab(), body_quat_.slab(),
                        pose_scratch_.slab());
@@ -348,6 +445,7 @@ void Simulator::update_poses() {
 
 void Simulator::update_contact_obs() {
   const cuda::DeviceScope on_device(device_);
+  ensure_contact_buffers();
   const SolveData& sd = solver_->solve_data();
   BodyContactKernel k{scene_.model.nbody, contacts_->view(), cs(sd.con_count), cs(sd.gamma),
                       cs(sd.con_frame), 1.0 / scene_.dt,        contact_force_.slab(), contact_flag_.slab()};

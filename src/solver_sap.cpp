@@ -22,6 +22,42 @@ enum ClockPoint { kStart, kAfterFreeMotion, kAfterSetup, kAfterSolve, kAfterInte
 }
 
 namespace {
+// Last dof on the path from body b to the root (-1 for bodies welded to the world), as the
+// Jacobian kernels walk it (kernels/contact_jacobian.hpp, body_last_dof).
+int last_dof(const Model& m, int b) {
+  while (b > 0 && m.body_dofnum[static_cast<std::size_t>(b)] == 0) b = m.body_parentid[static_cast<std::size_t>(b)];
+  return b > 0 ? m.body_dofadr[static_cast<std::size_t>(b)] + m.body_dofnum[static_cast<std::size_t>(b)] - 1 : -1;
+}
+}  // namespace
+
+// Entries of the longest merged Jacobian row of any body pair: |path(a) U path(b)| over all
+// bodies a, b (the world included), where path(b) is b's dofs back to its root. The contact
+// and equality Jacobians merge exactly these two paths (one entry per dof of the union), so
+// this bounds every row whatever bodies the contacts name; it is smaller than twice the
+// deepest path whenever the two deepest branches share dofs (humanoid: 21 instead of 30).
+int max_body_pair_dofs(const Model& m) {
+  // The union of two paths is decided by their leaves: a body whose last dof is an ancestor
+  // dof of another body's adds nothing, so only the distinct last dofs matter.
+  std::vector<int> leaves;
+  for (int b = 0; b < m.nbody; ++b) leaves.push_back(last_dof(m, b));
+  std::sort(leaves.begin(), leaves.end());
+  leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+  int best = 0;
+  for (std::size_t i = 0; i < leaves.size(); ++i)
+    for (std::size_t j = i; j < leaves.size(); ++j) {
+      int d0 = leaves[i], d1 = leaves[j], n = 0;
+      while (d0 >= 0 || d1 >= 0) {  // the kernels' merge walk (decreasing dofs)
+        const int dof = d0 > d1 ? d0 : d1;
+        if (dof == d0) d0 = m.dof_parentid[static_cast<std::size_t>(d0)];
+        if (dof == d1) d1 = m.dof_parentid[static_cast<std::size_t>(d1)];
+        ++n;
+      }
+      best = std::max(best, n);
+    }
+  return best;
+}
+
+namespace {
 // Sizes of the constraint buffers for a model and contact capacity.
 SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations) {
   SolveSizes s;
@@ -29,14 +65,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations
   s.nv = m.nv;
   s.nv_pad = m.nv_pad;
   s.ncmax = max_rigid_contact;
-  int depth = 0;
-  for (int b = 1; b < m.nbody; ++b) {
-    int n = 0;
-    for (int a = b; a > 0; a = m.body_parentid[static_cast<std::size_t>(a)])
-      n += m.body_dofnum[static_cast<std::size_t>(a)];
-    depth = std::max(depth, n);
-  }
-  s.njac = 2 * std::max(depth, 1);
+  s.njac = std::max(max_body_pair_dofs(m), 1);
   for (int j = 0; j < m.njnt; ++j) {
     const int t = m.jnt_type[static_cast<std::size_t>(j)];
     if (m.jnt_limited[static_cast<std::size_t>(j)] && (t == kJointHinge || t == kJointSlide)) s.nlim += 2;
@@ -73,9 +102,17 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   if (model.nv == 0) throw std::invalid_argument("SolverSAP: the model has no degrees of freedom");
   model_.validate();
   storage_ = ModelStorage(model_, ctx.backend());
-  data_ = Data(model_, nworld, ctx.backend());
+  DataLayout layout;  // storage by need; values unchanged (DataLayout, docs/gpu.md)
+  layout.mass_matrix_in_A = true;
+  layout.chol_fp32 = config_.free_motion_solve_precision == Precision::F32 &&
+                     config_.contact_linear_solve_precision == Precision::F32;
   solve_ = std::make_unique<SolveData>(solve_sizes(model_, max_rigid_contact, config_.max_iterations), nworld,
                                        ctx.backend());
+  // Free-motion scratch inside the Newton Hessian H: H is written only by the Newton stage
+  // (after constraint setup) and the free-motion scratch is dead after free motion.
+  layout.scratch = solve_->H.slab();
+  layout.scratch_size = static_cast<long long>(solve_->H.per_world());
+  data_ = Data(model_, nworld, ctx.backend(), layout);
   status_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   solve_ok_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   launch_ = make_solver_launch(ctx);
@@ -97,6 +134,15 @@ std::vector<std::pair<std::string, long long>> SolverSAP::buffer_bytes_per_world
   out.emplace_back("solve." #name, static_cast<long long>(solve_->name.per_world() * sizeof(type)));
   SAP_SOLVE_ARRAYS(SAP_X)
 #undef SAP_X
+  out.emplace_back("solver.status", static_cast<long long>(sizeof(int)));
+  out.emplace_back("solver.solve_ok", static_cast<long long>(sizeof(int)));
+  // fp64 retry (allocated on first use): the step-start copy, the fp64 solver and its trial state.
+  const long long state_bytes = static_cast<long long>((model_.nq + model_.nv) * sizeof(double));
+  if (start64_) out.emplace_back("solver.fp64_start_state", state_bytes);
+  if (trial64_) out.emplace_back("solver.fp64_trial_state", state_bytes);
+  if (retry_mask_.size()) out.emplace_back("solver.fp64_retry_mask", static_cast<long long>(sizeof(int)));
+  if (solver64_)
+    for (const auto& [name, bytes] : solver64_->buffer_bytes_per_world()) out.emplace_back("fp64." + name, bytes);
   return out;
 }
 

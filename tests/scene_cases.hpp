@@ -72,6 +72,9 @@ inline SimulatorOptions parity_options(const Scene& scene, const std::string& pr
   o.solver = scene.solver;
   o.solver.contact_preset_variant = parse_preset(preset);
   o.solver.linear_solver = linear_solver;
+  // The pair bound, not the simulator's probe estimate: these tests compare executors and
+  // build many simulators (a probe rollout each would only add time, sanitizers included).
+  if (scene.max_rigid_contact == 0) o.max_rigid_contact = estimate_contact_capacity(scene.model, 1024);
   return o;
 }
 

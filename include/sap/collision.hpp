@@ -28,6 +28,16 @@ class CollisionPipeline {
   // Contacts beyond capacity: the deepest are kept, the others counted in contacts.dropped.
   void collide(const State& state, Contacts& contacts);
 
+  // Uses d's body kinematics arrays (xpos, xquat, xmat, xipos, xanchor, xaxis) as the scratch
+  // of collide() instead of the pipeline's own, which are freed. collide() writes them from
+  // qpos before reading them; the owner must not expect them to survive a collide() (the
+  // Simulator passes its solver's Data, whose kinematics stage rewrites them every step).
+  // d must have this pipeline's world count and model.
+  void share_kinematics_workspace(Data& d);
+
+  // Bytes per world of each per-world array ("collision.<name>"; shared arrays not listed).
+  std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
+
   // Total contacts dropped by the last collide() over all worlds (a host read of the contacts
   // passed to it, which must still exist; synchronises on CUDA only when called).
   long long last_dropped_total() const;

@@ -128,11 +128,32 @@ struct DataView {
 #undef SAP_X
 };
 
+// Storage choices of a Data that leave every computed value unchanged (docs/gpu.md, memory):
+//   mass_matrix_in_A  M shares A's storage: the free-motion kernel builds A = M + h D entry by
+//                     entry in place (A[ij] from M[ij] only), and the solver reads only A after
+//                     it. M then holds A after free motion. Off for DynamicsEvaluator (reads M).
+//   chol_fp32         the Cholesky buffer holds fp32 factors only (both free_motion and the
+//                     Newton linear solve run in fp32): half the bytes; it is reinterpreted as
+//                     float by every user, so a double buffer of half the length suffices.
+//   scratch           free-motion scratch (cdof_dot, crb, cvel, cacc, cfrc, qfrc_bias,
+//                     qfrc_spring, scratch_nv: written and read only inside the free-motion
+//                     stage) carved, in that order and as many as fit, out of an outside
+//                     per-world region that is dead during free motion (the solver's Newton
+//                     Hessian H, written only after constraint setup). Such arrays then hold
+//                     garbage after the step. Empty region: none.
+struct DataLayout {
+  bool mass_matrix_in_A = false;
+  bool chol_fp32 = false;
+  Slab<double> scratch;          // per-world region (ptr, stride in doubles)
+  long long scratch_size = 0;    // doubles per world usable in it
+};
+
 class Data {
  public:
   Data() = default;
-  Data(const Model& m, int nworld, Backend b);
+  Data(const Model& m, int nworld, Backend b, const DataLayout& layout = {});
   int nworld() const { return nworld_; }
+  const DataLayout& layout() const { return layout_; }
 #define SAP_X(name, type, count) BatchedArray<type> name;
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
@@ -140,6 +161,10 @@ class Data {
 
  private:
   int nworld_ = 0;
+  DataLayout layout_;
+  // Offsets (doubles) in layout_.scratch of the arrays placed there; -1: own storage.
+  long long off_cdof_dot_ = -1, off_crb_ = -1, off_cvel_ = -1, off_cacc_ = -1, off_cfrc_ = -1, off_qfrc_bias_ = -1,
+            off_qfrc_spring_ = -1, off_scratch_nv_ = -1;
 };
 
 }  // namespace sap

@@ -25,7 +25,7 @@ struct SimulatorOptions {
   int emulated_lanes = 0;        // > 0: CPU backend runs team stages on emulated GPU teams (tests)
   bool override_solver = false;  // use `solver` instead of the scene's solver options
   SolverOptions solver;
-  int max_rigid_contact = 0;  // 0: the scene's value, else estimate_contact_capacity
+  int max_rigid_contact = 0;  // 0: the scene's value, else estimate_scene_contact_capacity
   Precision collision_precision = Precision::F64;
   bool scene_controls = true;  // drive actuators by the scene's schedules
   RetryOptions retry;          // per-world step retry with smaller steps (off by default)
@@ -37,6 +37,27 @@ struct SimulatorOptions {
 };
 
 struct RolloutLaunch;
+
+// Per-world contact capacity of a scene when neither the options nor the scene give one
+// (docs/collision.md, "Capacity"): a probe rollout of world 0 (CPU, one thread, the scene's
+// solver, initial state and control schedules) for min(kContactProbeSeconds / dt,
+// kContactProbeMaxSteps) steps at the pair bound B = estimate_contact_capacity(model, 1024);
+// with P the most contacts it meets in a step, the capacity is
+//   min(B, max(kContactProbeFloor, kContactProbeFactor * P)).
+// 0 when the model has no candidate pairs (B = 0). Overflow later is counted per world
+// (Contacts::dropped, StepDiagnostics::truncated_contacts), never silent.
+constexpr double kContactProbeSeconds = 1.0;
+constexpr int kContactProbeMaxSteps = 250;
+constexpr int kContactProbeFloor = 8;
+constexpr int kContactProbeFactor = 2;
+struct ContactCapacityEstimate {
+  int capacity = 0;     // the rule above
+  int pair_bound = 0;   // B
+  int probe_max = 0;    // P
+  int probe_steps = 0;  // steps of the probe (0: no probe)
+};
+// solver: the options the simulator will run (nullptr: the scene's).
+ContactCapacityEstimate estimate_scene_contact_capacity(const Scene& scene, const SolverOptions* solver = nullptr);
 
 struct StepTimes {
   double collide = 0;  // ms
@@ -89,6 +110,13 @@ class Simulator {
   // Host copies of the current body poses of one world (nbody x 3 and nbody x 4).
   std::vector<double> body_pos(int world);
   std::vector<double> body_quat(int world);
+
+  // Bytes per world of every per-world array this simulator holds now, named by owner
+  // ("state.", "control.", "contacts.", "collision.", "data."/"solve."/"solver."/"fp64." of the
+  // solver, "sim."); arrays held once for all worlds are not listed. Lazily allocated arrays
+  // (pose and contact observations, retry states, the fp64 retry solver) appear once used.
+  // Their sum is the growth of the backend's live buffer bytes per added world (tested).
+  std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
 
   // Resets the selected worlds (all others untouched, bit for bit). A reset world is bit-identical
   // to the same world of a freshly constructed simulator (same source, no noise) and its counters
@@ -181,6 +209,7 @@ class Simulator {
   RetryOptions retry_;
   bool cuda_graphs_ = true;
   BatchedArray<double> init_qpos_, init_qvel_;    // each world's initial state (reset source)
+  bool init_shared_ = false;                       // one block for all worlds (read with stride 0)
   std::vector<std::pair<Buffer<double>, Buffer<double>>> keyframes_;
   Buffer<int> flags_, flags2_, bad_, active_;     // per-world scratch flags
   Buffer<int> staging_int_;                        // host selections copied to the device
@@ -190,6 +219,8 @@ class Simulator {
   BatchedArray<int> contact_flag_;
   bool poses_valid_ = false, track_poses_ = false, track_contacts_ = false, capturing_ = false;
   bool skip_contact_obs_ = false;                  // inside step(n) before its last step
+  void ensure_pose_buffers();                      // body_pos_, body_quat_, pose_scratch_ on first use
+  void ensure_contact_buffers();                   // contact_force_, contact_flag_ on first use
   std::vector<int> last_failed_;                   // retry on: worlds whose last step still failed
   BatchedArray<double> contact_scale_;             // per-world contact parameter factors
   bool has_contact_scale_ = false;

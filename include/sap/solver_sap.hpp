@@ -51,6 +51,10 @@ struct StageTimes {
   double total() const { return free_motion + contact_setup + solve + integrate; }
 };
 
+// Entries of the longest merged Jacobian row of any body pair: the union of the two bodies'
+// dof paths to their roots (sizes the contact and equality Jacobian rows, docs/gpu.md).
+int max_body_pair_dofs(const Model& model);
+
 class SolverSAP {
  public:
   // max_rigid_contact: per-world contact capacity (the capacity of the Contacts passed to step).
@@ -106,8 +110,9 @@ class SolverSAP {
   // workspace Data, "solve.<name>" for the constraint and Newton buffers), in declaration order.
   std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
 
-  // Workspace access for tests and tools (v*, A, M, ... and the constraint buffers of the last
-  // step; SolveData is defined in src/solve_data.hpp).
+  // Workspace access for tests and tools (v*, A, ... and the constraint buffers of the last
+  // step; SolveData is defined in src/solve_data.hpp). M shares A's storage in the solver
+  // (DataLayout), so data().M is empty and view().M points at A.
   Data& data() { return data_; }
   SolveData& solve_data() { return *solve_; }
 

@@ -42,6 +42,7 @@ long long buffer_bytes_live(Backend b);
 template <class T>
 class Buffer {
  public:
+  using value_type = T;
   Buffer() = default;
   Buffer(Backend b, std::size_t n) { allocate(b, n); }
   ~Buffer() { release(); }

@@ -1,0 +1,197 @@
+// Memory per world sized by need (docs/gpu.md, "Memory per world"): the contact capacity
+// estimate, the Jacobian row bound, the per-world byte breakdown, and that none of it changes
+// the physics (bit-identical trajectories at the estimated and at the old fixed capacity).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sap/sap.hpp"
+#include "test_models.hpp"
+
+namespace {
+
+using namespace sap;
+using namespace sap::testing;
+
+std::string scene_path(const std::string& name) { return std::string(SAP_SOURCE_DIR) + "/scenes/" + name + ".json"; }
+
+// dofs on the path from body b to its root, as a set.
+std::set<int> dof_path(const Model& m, int b) {
+  std::set<int> out;
+  for (int a = b; a > 0; a = m.body_parentid[static_cast<std::size_t>(a)])
+    for (int k = 0; k < m.body_dofnum[static_cast<std::size_t>(a)]; ++k)
+      out.insert(m.body_dofadr[static_cast<std::size_t>(a)] + k);
+  return out;
+}
+
+// Brute force over every body pair with explicit sets (independent of the dof_parentid walk).
+int brute_max_pair_dofs(const Model& m) {
+  std::size_t best = 0;
+  for (int a = 0; a < m.nbody; ++a)
+    for (int b = a; b < m.nbody; ++b) {
+      std::set<int> u = dof_path(m, a);
+      const std::set<int> pb = dof_path(m, b);
+      u.insert(pb.begin(), pb.end());
+      best = std::max(best, u.size());
+    }
+  return static_cast<int>(best);
+}
+
+TEST(MemoryPerWorld, BodyPairDofBoundMatchesBruteForce) {
+  for (int seed = 0; seed < 40; ++seed) {
+    std::mt19937 rng(9000 + seed);
+    RandomTreeOptions o;
+    o.nbody = 3 + seed % 9;
+    o.free_root = seed % 3 != 0;
+    const Model m = random_tree(rng, o);
+    EXPECT_EQ(max_body_pair_dofs(m), brute_max_pair_dofs(m)) << "seed " << seed;
+  }
+}
+
+TEST(MemoryPerWorld, HumanoidJacobianRowIsTheTwoLegUnion) {
+  const Scene s = load_scene(scene_path("humanoid"));
+  // Free root (6) + abdomen (3) + two legs (hip 3, knee 1, ankle 2 each): 6 + 3 + 6 + 6.
+  EXPECT_EQ(max_body_pair_dofs(s.model), 21);
+  EXPECT_EQ(max_body_pair_dofs(s.model), brute_max_pair_dofs(s.model));
+}
+
+TEST(MemoryPerWorld, CapacityEstimateFollowsTheDocumentedRule) {
+  for (const char* name : {"humanoid", "box_stack_5", "franka_cube", "sphere_on_ground", "pendulum"}) {
+    const Scene s = load_scene(scene_path(name));
+    const ContactCapacityEstimate e = estimate_scene_contact_capacity(s);
+    EXPECT_EQ(e.pair_bound, estimate_contact_capacity(s.model, 1024)) << name;
+    if (e.pair_bound == 0) {
+      EXPECT_EQ(e.capacity, 0) << name;
+      EXPECT_EQ(e.probe_steps, 0) << name;
+      continue;
+    }
+    EXPECT_EQ(e.probe_steps, std::min(kContactProbeMaxSteps, static_cast<int>(std::ceil(kContactProbeSeconds / s.dt - 1e-9))))
+        << name;
+    EXPECT_EQ(e.capacity, std::min(e.pair_bound, std::max(kContactProbeFloor, kContactProbeFactor * e.probe_max))) << name;
+    EXPECT_LE(e.probe_max, e.pair_bound) << name;
+    // The simulator uses it when neither the options nor the scene give a capacity.
+    SimulatorOptions so;
+    so.nworld = 1;
+    so.backend = Backend::CPU;
+    so.threads = 1;
+    EXPECT_EQ(Simulator(s, so).max_rigid_contact(), s.max_rigid_contact > 0 ? s.max_rigid_contact : e.capacity) << name;
+  }
+  // The humanoid falls and lies on its floor within the probe: a dozen contacts, not zero.
+  const ContactCapacityEstimate h = estimate_scene_contact_capacity(load_scene(scene_path("humanoid")));
+  EXPECT_GE(h.probe_max, 8);
+  EXPECT_LT(h.capacity, 64);  // below the old fixed capacity
+}
+
+TEST(MemoryPerWorld, ExplicitCapacityOverridesTheEstimate) {
+  Scene s = load_scene(scene_path("humanoid"));
+  SimulatorOptions so;
+  so.nworld = 1;
+  so.backend = Backend::CPU;
+  so.max_rigid_contact = 5;
+  EXPECT_EQ(Simulator(s, so).max_rigid_contact(), 5);
+  so.max_rigid_contact = 0;
+  s.max_rigid_contact = 7;
+  EXPECT_EQ(Simulator(s, so).max_rigid_contact(), 7);
+}
+
+// Final qpos/qvel bits of every world after n steps.
+std::vector<double> run(const Scene& s, int capacity, int nworld, int steps, long long* truncated) {
+  SimulatorOptions so;
+  so.nworld = nworld;
+  so.backend = Backend::CPU;
+  so.threads = 2;
+  so.max_rigid_contact = capacity;
+  Simulator sim(s, so);
+  *truncated = 0;
+  for (int k = 0; k < steps; ++k) {
+    sim.step();
+    *truncated += sim.contacts().total_dropped();
+  }
+  std::vector<double> out = sim.state().qpos.buffer().to_host();
+  const std::vector<double> v = sim.state().qvel.buffer().to_host();
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+bool bit_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// With enough capacity, the capacity only sizes buffers: the trajectories at the estimated
+// capacity are bit-identical to those at the old fixed capacity of the scenes (64), and a
+// capacity below the need truncates, which is counted (not silent).
+TEST(MemoryPerWorld, EstimatedCapacityLeavesTrajectoriesBitIdentical) {
+  for (const char* name : {"humanoid", "box_stack_5", "franka_cube"}) {
+    const Scene s = load_scene(scene_path(name));
+    const int est = estimate_scene_contact_capacity(s).capacity;
+    long long trunc_est = 0, trunc_old = 0;
+    const std::vector<double> a = run(s, est, 2, 150, &trunc_est);
+    const std::vector<double> b = run(s, 64, 2, 150, &trunc_old);
+    EXPECT_EQ(trunc_est, 0) << name;
+    EXPECT_EQ(trunc_old, 0) << name;
+    EXPECT_TRUE(bit_equal(a, b)) << name << ": capacity " << est << " vs 64";
+  }
+  long long trunc = 0;
+  run(load_scene(scene_path("box_stack_5")), 2, 1, 20, &trunc);
+  EXPECT_GT(trunc, 0) << "box_stack_5 needs more than 2 contacts: the overflow must be counted";
+}
+
+// Every per-world byte is named: the breakdown sums to the growth of the live buffer bytes per
+// added world, after a step (lazy step buffers included) and after the pose and contact
+// observations are requested.
+TEST(MemoryPerWorld, NamedBreakdownAccountsForEveryByte) {
+  for (const char* name : {"humanoid", "box_stack_5", "constrained_mechanisms", "sphere_on_ground"}) {
+    const Scene s = load_scene(scene_path(name));
+    for (const bool observe : {false, true}) {
+      long long live[2] = {0, 0}, named = 0;
+      for (int n = 1; n <= 2; ++n) {
+        SimulatorOptions so;
+        so.nworld = n;
+        so.backend = Backend::CPU;
+        so.threads = 1;
+        const long long before = buffer_bytes_live(Backend::CPU);
+        Simulator sim(s, so);
+        if (observe) {
+          sim.body_pos_view();
+          sim.contact_force_view();
+        }
+        sim.step();
+        live[n - 1] = buffer_bytes_live(Backend::CPU) - before;
+        if (n == 2)
+          for (const auto& e : sim.buffer_bytes_per_world()) named += e.second;
+        if (n == 2 && observe) {
+          bool has_pose = false;
+          for (const auto& e : sim.buffer_bytes_per_world()) has_pose = has_pose || e.first == "sim.body_pos";
+          EXPECT_TRUE(has_pose) << name;
+        }
+      }
+      EXPECT_EQ(named, live[1] - live[0]) << name << (observe ? " (observations on)" : "");
+    }
+  }
+}
+
+// The humanoid's per-world bytes at its estimated capacity: well below the 137 KB of the old
+// layout at 64 contacts (the figure of docs/gpu.md; a regression guard, not a speed claim).
+TEST(MemoryPerWorld, HumanoidBytesPerWorld) {
+  const Scene s = load_scene(scene_path("humanoid"));
+  SimulatorOptions so;
+  so.nworld = 1;
+  so.backend = Backend::CPU;
+  Simulator sim(s, so);
+  sim.step();
+  long long total = 0, jac = 0;
+  for (const auto& e : sim.buffer_bytes_per_world()) {
+    total += e.second;
+    if (e.first == "solve.con_jac_val") jac = e.second;
+  }
+  EXPECT_EQ(jac, static_cast<long long>(sim.max_rigid_contact()) * 21 * 3 * 8);
+  EXPECT_LT(total, 64 * 1024);
+}
+
+}  // namespace
