@@ -1,7 +1,8 @@
 // The emulated-team executor itself (include/sap/backend/launch_emu.hpp): barriers order
 // memory, reductions give every lane the same bits in CUDA's combination order, shared memory
 // is per team, divergent barriers and failing lanes become errors naming the kernel, and the
-// team-cooperative Cholesky (the column form only a GPU takes) matches the one-lane form.
+// team-cooperative Cholesky (lane = row, the form only a GPU takes) matches the one-lane form
+// and takes one warp sync per column.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -336,8 +337,9 @@ TEST(EmulatedTeam, DifferentTeamOperationsAreDivergent) {
   }
 }
 
-// The Cholesky factor and solve with N lanes (column form) against one lane (row form) on
-// matrices with the envelope structure of A and H: block-diagonal trees coupled by a contact.
+// The Cholesky factor and solve with N lanes (lane = row: pivot on every lane, solved entries
+// broadcast) against one lane (row form) on matrices with the envelope structure of A and H:
+// block-diagonal trees coupled by a contact.
 struct CholeskyKernel {
   const double* a_in;  // nworld x n x n
   double* factor;      // nworld x n x n
@@ -356,49 +358,85 @@ struct CholeskyKernel {
   }
 };
 
-TEST(EmulatedTeam, ColumnFormCholeskyMatchesTheOneLaneForm) {
-  std::mt19937 rng(3);
+// nworld SPD matrices of size n: two trees (dofs [0, n0) and [n0, n)) with dense blocks, coupled
+// through dofs n0 - 1 and n0 + 7 in every world but the first; right-hand sides b.
+void envelope_systems(int n, int n0, int nworld, std::vector<double>& a, std::vector<double>& b) {
+  std::mt19937 rng(3 + n);
   std::normal_distribution<double> g(0, 1);
-  const int n = 23, nworld = 3;
-  std::vector<double> a(static_cast<std::size_t>(nworld * n * n), 0.0), b(static_cast<std::size_t>(nworld * n));
+  a.assign(static_cast<std::size_t>(nworld * n * n), 0.0);
+  b.assign(static_cast<std::size_t>(nworld * n), 0.0);
   for (int w = 0; w < nworld; ++w) {
-    // Two trees (dofs 0-9 and 10-22) with dense blocks, coupled through dofs 9 and 17.
     Eigen::MatrixXd m = Eigen::MatrixXd::Zero(n, n);
-    for (auto [lo, hi] : {std::pair{0, 10}, std::pair{10, n}}) {
+    for (auto [lo, hi] : {std::pair{0, n0}, std::pair{n0, n}}) {
       Eigen::MatrixXd r(hi - lo, hi - lo);
       for (int i = 0; i < r.size(); ++i) r.data()[i] = g(rng);
       m.block(lo, lo, hi - lo, hi - lo) = r * r.transpose() + (hi - lo) * Eigen::MatrixXd::Identity(hi - lo, hi - lo);
     }
-    if (w > 0) m(17, 9) = m(9, 17) = 0.5;
+    if (w > 0) m(n0 + 7, n0 - 1) = m(n0 - 1, n0 + 7) = 0.5;
     for (int i = 0; i < n; ++i) {
       b[static_cast<std::size_t>(w * n + i)] = g(rng);
       for (int j = 0; j < n; ++j) a[static_cast<std::size_t>(w * n * n + i * n + j)] = m(i, j);
     }
   }
-  auto run = [&](auto exec, std::vector<double>& x, std::vector<double>& l) {
-    x = b;
-    l.assign(a.size(), 0.0);
-    std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
-    for_each_world_team(exec, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
-    for (int o : ok) EXPECT_TRUE(o);
-  };
-  std::vector<std::vector<char>> scratch;
-  CpuExec cpu;
-  cpu.scratch = &scratch;
-  std::vector<double> x1, l1;
-  run(cpu, x1, l1);
-  for (int lanes : {2, 3, 32, 33, 64}) {
-    std::vector<double> xn, ln;
-    run(exec_with(lanes), xn, ln);
-    EXPECT_EQ(ln, l1) << "lanes " << lanes << ": each factor entry is computed by one lane in a fixed order";
-    for (std::size_t i = 0; i < x1.size(); ++i)
-      EXPECT_NEAR(xn[i], x1[i], 1e-13 * (1 + std::abs(x1[i]))) << "lanes " << lanes << " entry " << i;
+}
+
+TEST(EmulatedTeam, TeamCholeskyMatchesTheOneLaneForm) {
+  // n = 23 < 32 (one row per lane of a warp) and n = 45 (two rows on some lanes of a warp).
+  for (auto [n, n0] : {std::pair{23, 10}, std::pair{45, 20}}) {
+    const int nworld = 3;
+    std::vector<double> a, b;
+    envelope_systems(n, n0, nworld, a, b);
+    auto run = [&](auto exec, std::vector<double>& x, std::vector<double>& l) {
+      x = b;
+      l.assign(a.size(), 0.0);
+      std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
+      for_each_world_team(exec, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
+      for (int o : ok) EXPECT_TRUE(o);
+    };
+    std::vector<std::vector<char>> scratch;
+    CpuExec cpu;
+    cpu.scratch = &scratch;
+    std::vector<double> x1, l1;
+    run(cpu, x1, l1);
+    for (int lanes : {2, 3, 32, 33, 64}) {
+      std::vector<double> xn, ln;
+      run(exec_with(lanes), xn, ln);
+      EXPECT_EQ(ln, l1) << "n " << n << " lanes " << lanes << ": each factor entry is computed by one lane in a fixed order";
+      // The forward sweep sums in another order (cholesky_solve): |dx| <= 2 gamma_n cond |x|, far
+      // inside this bound for these well-conditioned matrices.
+      for (std::size_t i = 0; i < x1.size(); ++i)
+        EXPECT_NEAR(xn[i], x1[i], 1e-13 * (1 + std::abs(x1[i]))) << "n " << n << " lanes " << lanes << " entry " << i;
+    }
+    // And the solution solves the system.
+    for (int w = 0; w < nworld; ++w) {
+      const Eigen::Map<const Eigen::MatrixXd> m(a.data() + w * n * n, n, n);
+      const Eigen::Map<const Eigen::VectorXd> xw(x1.data() + w * n, n), bw(b.data() + w * n, n);
+      EXPECT_LT((m * xw - bw).norm(), 1e-12 * bw.norm());
+    }
   }
-  // And the solution solves the system.
-  for (int w = 0; w < nworld; ++w) {
-    const Eigen::Map<const Eigen::MatrixXd> m(a.data() + w * n * n, n, n);
-    const Eigen::Map<const Eigen::VectorXd> xw(x1.data() + w * n, n), bw(b.data() + w * n, n);
-    EXPECT_LT((m * xw - bw).norm(), 1e-12 * bw.norm());
+}
+
+// The synchronisation the team Cholesky needs in one warp: the load 1, the factor n + 2 (the
+// envelope, one per column, the closing one), none inside the solve but its closing one, and
+// the kernel's own: n + 5 warp syncs in all; each sweep of the solve broadcasts every solved
+// entry once: 2 n collectives; no block barrier.
+TEST(EmulatedTeam, TeamCholeskyTakesOneWarpSyncPerColumn) {
+  for (int lanes : {8, 32}) {
+    const int n = 45, nworld = 2;
+    std::vector<double> a, b;
+    envelope_systems(n, 20, nworld, a, b);
+    std::vector<double> x = b, l(a.size(), 0.0);
+    std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
+    EmuRuntime rt;
+    EmuExec e = exec_with(lanes);
+    e.runtime = &rt;
+    for_each_world_team(e, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
+    const std::vector<EmuKernelStats> s = rt.stats();
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_EQ(s[0].barriers, 0) << lanes;
+    EXPECT_EQ(s[0].max_warp_syncs_per_world, n + 5) << lanes;
+    EXPECT_EQ(s[0].warp_syncs, nworld * (n + 5)) << lanes;
+    EXPECT_EQ(s[0].collectives, nworld * 2 * n) << lanes;
   }
 }
 

@@ -186,38 +186,41 @@ struct SapSolveKernel {
     team.sync();
   }
 
-  // J^T gamma, accumulated in row order by one member (deterministic sums).
+  // J^T gamma with one lane per dof (column of J): lane i gathers the rows that touch dof i in
+  // row order (contacts, limits, PD, holonomic) and sums them in a register, the order and
+  // roundings of a serial scatter over the rows, so the result is bitwise that of one lane and
+  // there is no read-modify-write through memory. A contact's (holonomic row's) entries have
+  // decreasing dofs (contact_jacobian.hpp), so the search for dof i stops at the first smaller.
   template <class Team>
   SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
     double* jtg = s.jtg(w);
-    if (team.rank() == 0) {  // one-lane: J^T gamma, a serial scatter over the rows (not a tree pass)
-      for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
-      const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
-      const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
-      const double* gamma = s.gamma(w);
+    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
+    const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0), hol0 = s.size.hol_row(0);
+    const double* gamma = s.gamma(w);
+    for (int i = team.rank(); i < m.nv; i += team.size()) {
+      double acc = 0;
       for (int c = 0; c < nc; ++c) {
         const int nj = s.con_jac_n(w)[c];
         const int* dof = s.con_jac_dof(w) + s.size.njac * c;
         const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
-        for (int k = 0; k < nj; ++k)
-          jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[3 * k]) * So(gamma[3 * c]) +
-                               So(val[3 * k + 1]) * So(gamma[3 * c + 1]) + So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+        for (int k = 0; k < nj && dof[k] >= i; ++k)
+          if (dof[k] == i)
+            acc = double(So(acc) + So(val[3 * k]) * So(gamma[3 * c]) + So(val[3 * k + 1]) * So(gamma[3 * c + 1]) +
+                         So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
       }
-      for (int r = 0; r < nl; ++r) {
-        const int dof = s.lim_dof(w)[r];
-        jtg[dof] = double(So(jtg[dof]) + So(s.lim_param(w)[kNumLimitParams * r + kLimSign]) * So(gamma[lim0 + r]));
-      }
-      for (int r = 0; r < npd; ++r) {
-        const int dof = s.pd_dof(w)[r];
-        jtg[dof] = double(So(jtg[dof]) + So(gamma[pd0 + r]));
-      }
-      const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
+      for (int r = 0; r < nl; ++r)
+        if (s.lim_dof(w)[r] == i)
+          acc = double(So(acc) + So(s.lim_param(w)[kNumLimitParams * r + kLimSign]) * So(gamma[lim0 + r]));
+      for (int r = 0; r < npd; ++r)
+        if (s.pd_dof(w)[r] == i) acc = double(So(acc) + So(gamma[pd0 + r]));
       for (int r = 0; r < nh; ++r) {
         const int nj = s.hol_jac_n(w)[r];
         const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
         const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
-        for (int k = 0; k < nj; ++k) jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[k]) * So(gamma[hol0 + r]));
+        for (int k = 0; k < nj && dof[k] >= i; ++k)
+          if (dof[k] == i) acc = double(So(acc) + So(val[k]) * So(gamma[hol0 + r]));
       }
+      jtg[i] = acc;
     }
     team.sync();
   }
