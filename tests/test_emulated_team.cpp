@@ -2,7 +2,7 @@
 // memory, reductions give every lane the same bits in CUDA's combination order, shared memory
 // is per team, divergent barriers and failing lanes become errors naming the kernel, and the
 // team-cooperative Cholesky (lane = row, the form only a GPU takes) matches the one-lane form
-// and takes one warp sync per column.
+// and takes one warp sync per two columns.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -337,6 +337,37 @@ TEST(EmulatedTeam, DifferentTeamOperationsAreDivergent) {
   }
 }
 
+// dot_range_last (a lane's dot product whose last term is still in a register) gives the bits of
+// dot_range on the stored values for every start and length: the chain of the last term
+// depends on the length modulo four.
+TEST(EmulatedTeam, DotRangeLastMatchesDotRangeBitwise) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> x(40), y(40);
+  int differ_if_misplaced = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    for (auto& v : x) v = u(rng) * std::exp(4 * u(rng));
+    for (auto& v : y) v = u(rng) * std::exp(4 * u(rng));
+    for (int p0 = 0; p0 < 5; ++p0)
+      for (int p1 = p0 + 1; p1 <= 30; ++p1) {
+        const double xl = x[p1 - 1], yl = y[p1 - 1];
+        std::vector<double> xs = x, ys = y;
+        xs[p1 - 1] = std::nan("");  // the stored last entries must not be read
+        ys[p1 - 1] = std::nan("");
+        const double want = dot_range(x.data(), y.data(), p0, p1);
+        EXPECT_EQ(dot_range_last(xs.data(), ys.data(), p0, p1, xl, yl), want) << p0 << " " << p1;
+        // The test can tell chains apart: the last term summed into s0 instead of s3 would differ.
+        if ((p1 - p0) % 4 == 0) {
+          double s[4] = {0, 0, 0, 0};
+          for (int p = p0; p < p1 - 1; ++p) s[(p - p0) % 4] += x[p] * y[p];
+          s[0] += xl * yl;
+          differ_if_misplaced += ((s[0] + s[1]) + (s[2] + s[3])) != want;
+        }
+      }
+  }
+  EXPECT_GT(differ_if_misplaced, 100);
+}
+
 // The Cholesky factor and solve with N lanes (lane = row: pivot on every lane, solved entries
 // broadcast) against one lane (row form) on matrices with the envelope structure of A and H:
 // block-diagonal trees coupled by a contact.
@@ -381,8 +412,9 @@ void envelope_systems(int n, int n0, int nworld, std::vector<double>& a, std::ve
 }
 
 TEST(EmulatedTeam, TeamCholeskyMatchesTheOneLaneForm) {
-  // n = 23 < 32 (one row per lane of a warp) and n = 45 (two rows on some lanes of a warp).
-  for (auto [n, n0] : {std::pair{23, 10}, std::pair{45, 20}}) {
+  // n = 23 < 32 (one row per lane of a warp), n = 44, 45 (two rows on some lanes of a warp; a
+  // last step of two columns or of one).
+  for (auto [n, n0] : {std::pair{23, 10}, std::pair{44, 20}, std::pair{45, 20}}) {
     const int nworld = 3;
     std::vector<double> a, b;
     envelope_systems(n, n0, nworld, a, b);
@@ -416,27 +448,53 @@ TEST(EmulatedTeam, TeamCholeskyMatchesTheOneLaneForm) {
   }
 }
 
-// The synchronisation the team Cholesky needs in one warp: the load 1, the factor n + 2 (the
-// envelope, one per column, the closing one), none inside the solve but its closing one, and
-// the kernel's own: n + 5 warp syncs in all; each sweep of the solve broadcasts every solved
-// entry once: 2 n collectives; no block barrier.
-TEST(EmulatedTeam, TeamCholeskyTakesOneWarpSyncPerColumn) {
+// The synchronisation the team Cholesky needs in one warp: the load 1, the factor
+// ceil(n / 2) + 2 (the envelope, one per step of two columns, the closing one), none inside
+// the solve but its closing one, and the kernel's own: ceil(n / 2) + 5 warp syncs in all; each
+// sweep of the solve broadcasts every solved entry once: 2 n collectives; no block barrier.
+TEST(EmulatedTeam, TeamCholeskyTakesOneWarpSyncPerTwoColumns) {
   for (int lanes : {8, 32}) {
-    const int n = 45, nworld = 2;
-    std::vector<double> a, b;
-    envelope_systems(n, 20, nworld, a, b);
+    for (int n : {44, 45}) {
+      const int nworld = 2;
+      std::vector<double> a, b;
+      envelope_systems(n, 20, nworld, a, b);
+      std::vector<double> x = b, l(a.size(), 0.0);
+      std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
+      EmuRuntime rt;
+      EmuExec e = exec_with(lanes);
+      e.runtime = &rt;
+      for_each_world_team(e, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
+      const std::vector<EmuKernelStats> s = rt.stats();
+      ASSERT_EQ(s.size(), 1u);
+      EXPECT_EQ(s[0].barriers, 0) << lanes;
+      EXPECT_EQ(s[0].max_warp_syncs_per_world, (n + 1) / 2 + 5) << "lanes " << lanes << " n " << n;
+      EXPECT_EQ(s[0].warp_syncs, nworld * ((n + 1) / 2 + 5)) << "lanes " << lanes << " n " << n;
+      EXPECT_EQ(s[0].collectives, nworld * 2 * n) << "lanes " << lanes << " n " << n;
+    }
+  }
+}
+
+// A matrix that is not positive definite fails on every lane alike (no divergent sync), whether
+// the bad pivot is the first or the second column of a step: world w breaks column 4 + w.
+TEST(EmulatedTeam, TeamCholeskyFailsOnEveryLaneAtABadPivot) {
+  const int n = 23, nworld = 3;
+  std::vector<double> a, b;
+  envelope_systems(n, 10, nworld, a, b);
+  for (int w = 0; w < nworld; ++w) {
+    const int c = 4 + w;  // A[c][c] = 0 with a coupling to c - 1: the pivot of column c is negative
+    a[static_cast<std::size_t>(w * n * n + c * n + c)] = 0;
+  }
+  std::vector<std::vector<char>> scratch;
+  CpuExec cpu;
+  cpu.scratch = &scratch;
+  for (int lanes : {1, 2, 3, 32, 33}) {
     std::vector<double> x = b, l(a.size(), 0.0);
-    std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
-    EmuRuntime rt;
-    EmuExec e = exec_with(lanes);
-    e.runtime = &rt;
-    for_each_world_team(e, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
-    const std::vector<EmuKernelStats> s = rt.stats();
-    ASSERT_EQ(s.size(), 1u);
-    EXPECT_EQ(s[0].barriers, 0) << lanes;
-    EXPECT_EQ(s[0].max_warp_syncs_per_world, n + 5) << lanes;
-    EXPECT_EQ(s[0].warp_syncs, nworld * (n + 5)) << lanes;
-    EXPECT_EQ(s[0].collectives, nworld * 2 * n) << lanes;
+    std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld), 1);
+    const CholeskyKernel k{a.data(), l.data(), x.data(), first.data(), ok.data(), n};
+    EmuExec emu = exec_with(lanes);
+    if (lanes == 1) for_each_world_team(cpu, nworld, 0, k);
+    else for_each_world_team(emu, nworld, 0, k);
+    for (int w = 0; w < nworld; ++w) EXPECT_EQ(ok[static_cast<std::size_t>(w)], 0) << "lanes " << lanes << " world " << w;
   }
 }
 

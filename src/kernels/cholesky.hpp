@@ -33,6 +33,32 @@ SAP_HDI S dot_range(const S* x, const S* y, int p0, int p1) {
   return (s0 + s1) + (s2 + s3);
 }
 
+// dot_range(x, y, p0, p1) with its last term x[p1-1] y[p1-1] taken as xl yl (p0 < p1): the
+// same four chains in the same order, so the same bits as dot_range once x[p1-1] = xl and
+// y[p1-1] = yl are stored. Lets a lane use an entry it computed before it is in memory.
+template <class S>
+SAP_HDI S dot_range_last(const S* x, const S* y, int p0, int p1, S xl, S yl) {
+  S s0 = S(0), s1 = S(0), s2 = S(0), s3 = S(0);
+  const int q = p1 - 1;
+  int p = p0;
+  for (; p + 4 <= q; p += 4) {  // the groups of four before the one holding q
+    s0 += x[p] * y[p];
+    s1 += x[p + 1] * y[p + 1];
+    s2 += x[p + 2] * y[p + 2];
+    s3 += x[p + 3] * y[p + 3];
+  }
+  if (p + 4 == p1) {  // q closes a group of four: its last chain
+    s0 += x[p] * y[p];
+    s1 += x[p + 1] * y[p + 1];
+    s2 += x[p + 2] * y[p + 2];
+    s3 += xl * yl;
+  } else {  // q ends the remainder, summed into s0
+    for (; p < q; ++p) s0 += x[p] * y[p];
+    s0 += xl * yl;
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
 // Row-oriented (Crout) factorisation on the rows' envelopes. first[i] = the first column with a
 // non-zero entry in row i (j <= i); Cholesky keeps every entry left of it zero, so
 //   L[i][j] = (A[i][j] - sum_{p = max(first_i, first_j)}^{j-1} L[i][p] L[j][p]) / L[j][j]
@@ -41,15 +67,19 @@ SAP_HDI S dot_range(const S* x, const S* y, int p0, int p1) {
 // Returns false (on every member) at a non-positive or non-finite pivot; the factor is then
 // incomplete. `first` is scratch of n ints.
 //
-// A team of several lanes (one warp on CUDA) owns the rows i = rank, rank + size, ... Column j's
-// entries are independent given the columns < j. Every lane computes the pivot
-//   L[j][j] = sqrt(A[j][j] - sum_p L[j][p]^2)
-// itself from row j (the same dot_range, so the same bits on every lane: no broadcast, no
-// one-lane step), then the entries L[i][j] of its own rows. The only cross-lane data are the
-// finished rows j that the next columns read, so one sync per column suffices (before: two,
-// pivot on one lane, then rows), n + 2 in all with the envelope's and the closing one. The diagonal entry is stored by its row's owner one column
-// later, after the sync that ends every lane's read of the unfactored A[j][j]. Each entry is
-// computed by one lane in the one-lane order: the factor is bitwise that of one lane.
+// A team of several lanes (one warp on CUDA) owns the rows i = rank, rank + size, ... and
+// factors two columns j, k = j + 1 per step. Every lane computes the 2 x 2 diagonal block
+//   L[j][j] = sqrt(A[j][j] - sum_p L[j][p]^2),  L[k][j] = (A[k][j] - sum_p L[k][p] L[j][p]) / L[j][j],
+//   L[k][k] = sqrt(A[k][k] - sum_p L[k][p]^2)
+// itself from rows j and k (the same dot products, so the same bits on every lane: no
+// broadcast, no one-lane step), then the entries L[i][j], L[i][k] of its own rows i > k. The
+// only cross-lane data are the finished rows that the next steps read, so one sync per two
+// columns suffices (before: two per column, pivot on one lane, then rows): ceil(n / 2) + 2 in
+// all with the envelope's and the closing one. The block's three entries are stored by their
+// rows' owners one step later, after the sync that ends every lane's read of the unfactored
+// A entries there; until then a lane takes L[k][j] from its register (dot_range_last). Each
+// entry is computed by one lane (the block: by every lane alike) in the one-lane order: the
+// factor is bitwise that of one lane.
 template <class S, class Team>
 SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
   const int rank = team.rank(), size = team.size();
@@ -63,7 +93,7 @@ SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
     first[i] = f;
   }
   team.sync();
-  if (size == 1) {  // one lane (the CPU): the pivot is stored at once, no deferred store
+  if (size == 1) {  // one lane (the CPU): column by column, every entry stored at once
     for (int j = 0; j < n; ++j) {
       const S* lj = a + j * ld;
       const S d = lj[j] - dot_range(lj, lj, first[j], j);
@@ -80,26 +110,61 @@ SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
     }
     return true;
   }
-  S pivot_prev = S(0);  // L[j-1][j-1], stored by row j-1's owner at column j
-  for (int j = 0; j < n; ++j) {
-    const S* lj = a + j * ld;
-    const S d = lj[j] - dot_range(lj, lj, first[j], j);  // every lane, the same bits
-    const S ljj = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
-    if (j > 0 && (j - 1) % size == rank) a[(j - 1) * ld + j - 1] = pivot_prev;
-    if (!(ljj > S(0))) return false;  // every lane computed the same pivot
-    const S inv = S(1) / ljj;
-    // This lane's rows i > j: the first one is j + 1 + ((rank - j - 1) mod size).
-    for (int i = j + 1 + ((rank - j - 1) % size + size) % size; i < n; i += size) {
-      if (first[i] > j) continue;  // outside the envelope: L[i][j] = 0
-      S* li = a + i * ld;
-      const int p0 = first[i] > first[j] ? first[i] : first[j];
-      li[j] = (li[j] - dot_range(li, lj, p0, j)) * inv;
+  // The previous step's diagonal block, stored by its rows' owners after the step's sync.
+  int pend_j = -1;
+  S pend_jj = S(0), pend_kj = S(0), pend_kk = S(0);
+  auto store_pending = [&]() {
+    if (pend_j < 0) return;
+    const int pj = pend_j, pk = pend_j + 1;
+    if (pj % size == rank) a[pj * ld + pj] = pend_jj;
+    if (pk < n && pk % size == rank) {
+      if (first[pk] <= pj) a[pk * ld + pj] = pend_kj;
+      a[pk * ld + pk] = pend_kk;
     }
-    pivot_prev = ljj;
-    // Rows j + 1 .. are read by every lane in the next column; every lane has read A[j][j].
+  };
+  for (int j = 0; j < n; j += 2) {
+    const int k = j + 1;
+    const S* lj = a + j * ld;
+    const S dj = lj[j] - dot_range(lj, lj, first[j], j);  // every lane, the same bits
+    const S ljj = (dj > S(0) && isfinite_(dj)) ? sqrt_(dj) : S(0);
+    store_pending();
+    if (!(ljj > S(0))) return false;  // every lane computed the same pivot
+    const S invj = S(1) / ljj;
+    S lkj = S(0), lkk = S(0), invk = S(0);
+    if (k < n) {
+      const S* lk = a + k * ld;
+      const int fk = first[k];
+      if (fk <= j) {
+        const int p0 = fk > first[j] ? fk : first[j];
+        lkj = (lk[j] - dot_range(lk, lj, p0, j)) * invj;
+      }
+      const S dk = lk[k] - (fk <= j ? dot_range_last(lk, lk, fk, k, lkj, lkj) : S(0));
+      lkk = (dk > S(0) && isfinite_(dk)) ? sqrt_(dk) : S(0);
+      if (!(lkk > S(0))) return false;
+      invk = S(1) / lkk;
+      // This lane's rows i > k: the first one is k + 1 + ((rank - k - 1) mod size).
+      for (int i = k + 1 + ((rank - k - 1) % size + size) % size; i < n; i += size) {
+        const int fi = first[i];
+        if (fi > k) continue;  // outside the envelope: L[i][j] = L[i][k] = 0
+        S* li = a + i * ld;
+        S lij = S(0);
+        if (fi <= j) {
+          const int p0 = fi > first[j] ? fi : first[j];
+          lij = (li[j] - dot_range(li, lj, p0, j)) * invj;
+          li[j] = lij;
+        }
+        const int p0 = fi > fk ? fi : fk;  // column k: row k's entry j is still in lkj
+        li[k] = (li[k] - (p0 < k ? dot_range_last(li, lk, p0, k, lij, lkj) : S(0))) * invk;
+      }
+    }
+    pend_j = j;
+    pend_jj = ljj;
+    pend_kj = lkj;
+    pend_kk = lkk;
+    // Rows > k are read by every lane in the next step; every lane has read the block's A.
     team.sync();
   }
-  if (n > 0 && (n - 1) % size == rank) a[(n - 1) * ld + n - 1] = pivot_prev;
+  store_pending();
   team.sync();  // the factor is complete for every lane
   return true;
 }
