@@ -177,9 +177,9 @@ SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
 // the solve, only one at the end that publishes x. The backward sweep updates each x[i] in the
 // one-lane order (bitwise equal given the same y); the forward sweep subtracts the terms
 // L[i][p] y[p] one by one in p order where one lane sums them with four interleaved partial
-// sums (dot_range), so y differs from the one-lane y by rounding only:
-// |y_team - y_one| <= 2 gamma_n |L| |y| entrywise (gamma_n = n u / (1 - n u)), the standard
-// bound of two summation orders of one triangular solve.
+// sums (dot_range), so y differs from the one-lane y by rounding only: each is the exact
+// solution of (L + dL) y = b with |dL| <= gamma_n |L| entrywise (any summation order; gamma_n =
+// n u / (1 - n u)), so |y_team - y_one| <= 2 gamma_n |L^-1| |L| |y| to first order.
 template <class S, class Team>
 SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld, const int* first) {
   const int rank = team.rank(), size = team.size();
