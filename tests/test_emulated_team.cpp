@@ -1,7 +1,8 @@
 // The emulated-team executor itself (include/sap/backend/launch_emu.hpp): barriers order
 // memory, reductions give every lane the same bits in CUDA's combination order, shared memory
 // is per team, divergent barriers and failing lanes become errors naming the kernel, and the
-// team-cooperative Cholesky (the column form only a GPU takes) matches the one-lane form.
+// team-cooperative Cholesky (lane = row, the form only a GPU takes) matches the one-lane form
+// and takes one warp sync per two columns.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -336,8 +337,40 @@ TEST(EmulatedTeam, DifferentTeamOperationsAreDivergent) {
   }
 }
 
-// The Cholesky factor and solve with N lanes (column form) against one lane (row form) on
-// matrices with the envelope structure of A and H: block-diagonal trees coupled by a contact.
+// dot_range_last (a lane's dot product whose last term is still in a register) gives the bits of
+// dot_range on the stored values for every start and length: the chain of the last term
+// depends on the length modulo four.
+TEST(EmulatedTeam, DotRangeLastMatchesDotRangeBitwise) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> x(40), y(40);
+  int differ_if_misplaced = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    for (auto& v : x) v = u(rng) * std::exp(4 * u(rng));
+    for (auto& v : y) v = u(rng) * std::exp(4 * u(rng));
+    for (int p0 = 0; p0 < 5; ++p0)
+      for (int p1 = p0 + 1; p1 <= 30; ++p1) {
+        const double xl = x[p1 - 1], yl = y[p1 - 1];
+        std::vector<double> xs = x, ys = y;
+        xs[p1 - 1] = std::nan("");  // the stored last entries must not be read
+        ys[p1 - 1] = std::nan("");
+        const double want = dot_range(x.data(), y.data(), p0, p1);
+        EXPECT_EQ(dot_range_last(xs.data(), ys.data(), p0, p1, xl, yl), want) << p0 << " " << p1;
+        // The test can tell chains apart: the last term summed into s0 instead of s3 would differ.
+        if ((p1 - p0) % 4 == 0) {
+          double s[4] = {0, 0, 0, 0};
+          for (int p = p0; p < p1 - 1; ++p) s[(p - p0) % 4] += x[p] * y[p];
+          s[0] += xl * yl;
+          differ_if_misplaced += ((s[0] + s[1]) + (s[2] + s[3])) != want;
+        }
+      }
+  }
+  EXPECT_GT(differ_if_misplaced, 100);
+}
+
+// The Cholesky factor and solve with N lanes (lane = row: pivot on every lane, solved entries
+// broadcast) against one lane (row form) on matrices with the envelope structure of A and H:
+// block-diagonal trees coupled by a contact.
 struct CholeskyKernel {
   const double* a_in;  // nworld x n x n
   double* factor;      // nworld x n x n
@@ -356,49 +389,112 @@ struct CholeskyKernel {
   }
 };
 
-TEST(EmulatedTeam, ColumnFormCholeskyMatchesTheOneLaneForm) {
-  std::mt19937 rng(3);
+// nworld SPD matrices of size n: two trees (dofs [0, n0) and [n0, n)) with dense blocks, coupled
+// through dofs n0 - 1 and n0 + 7 in every world but the first; right-hand sides b.
+void envelope_systems(int n, int n0, int nworld, std::vector<double>& a, std::vector<double>& b) {
+  std::mt19937 rng(3 + n);
   std::normal_distribution<double> g(0, 1);
-  const int n = 23, nworld = 3;
-  std::vector<double> a(static_cast<std::size_t>(nworld * n * n), 0.0), b(static_cast<std::size_t>(nworld * n));
+  a.assign(static_cast<std::size_t>(nworld * n * n), 0.0);
+  b.assign(static_cast<std::size_t>(nworld * n), 0.0);
   for (int w = 0; w < nworld; ++w) {
-    // Two trees (dofs 0-9 and 10-22) with dense blocks, coupled through dofs 9 and 17.
     Eigen::MatrixXd m = Eigen::MatrixXd::Zero(n, n);
-    for (auto [lo, hi] : {std::pair{0, 10}, std::pair{10, n}}) {
+    for (auto [lo, hi] : {std::pair{0, n0}, std::pair{n0, n}}) {
       Eigen::MatrixXd r(hi - lo, hi - lo);
       for (int i = 0; i < r.size(); ++i) r.data()[i] = g(rng);
       m.block(lo, lo, hi - lo, hi - lo) = r * r.transpose() + (hi - lo) * Eigen::MatrixXd::Identity(hi - lo, hi - lo);
     }
-    if (w > 0) m(17, 9) = m(9, 17) = 0.5;
+    if (w > 0) m(n0 + 7, n0 - 1) = m(n0 - 1, n0 + 7) = 0.5;
     for (int i = 0; i < n; ++i) {
       b[static_cast<std::size_t>(w * n + i)] = g(rng);
       for (int j = 0; j < n; ++j) a[static_cast<std::size_t>(w * n * n + i * n + j)] = m(i, j);
     }
   }
-  auto run = [&](auto exec, std::vector<double>& x, std::vector<double>& l) {
-    x = b;
-    l.assign(a.size(), 0.0);
-    std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
-    for_each_world_team(exec, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
-    for (int o : ok) EXPECT_TRUE(o);
-  };
+}
+
+TEST(EmulatedTeam, TeamCholeskyMatchesTheOneLaneForm) {
+  // n = 23 < 32 (one row per lane of a warp), n = 44, 45 (two rows on some lanes of a warp; a
+  // last step of two columns or of one).
+  for (auto [n, n0] : {std::pair{23, 10}, std::pair{44, 20}, std::pair{45, 20}}) {
+    const int nworld = 3;
+    std::vector<double> a, b;
+    envelope_systems(n, n0, nworld, a, b);
+    auto run = [&](auto exec, std::vector<double>& x, std::vector<double>& l) {
+      x = b;
+      l.assign(a.size(), 0.0);
+      std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
+      for_each_world_team(exec, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
+      for (int o : ok) EXPECT_TRUE(o);
+    };
+    std::vector<std::vector<char>> scratch;
+    CpuExec cpu;
+    cpu.scratch = &scratch;
+    std::vector<double> x1, l1;
+    run(cpu, x1, l1);
+    for (int lanes : {2, 3, 32, 33, 64}) {
+      std::vector<double> xn, ln;
+      run(exec_with(lanes), xn, ln);
+      EXPECT_EQ(ln, l1) << "n " << n << " lanes " << lanes << ": each factor entry is computed by one lane in a fixed order";
+      // The forward sweep sums in another order (cholesky_solve): |dx| <= 2 gamma_n cond |x|, far
+      // inside this bound for these well-conditioned matrices.
+      for (std::size_t i = 0; i < x1.size(); ++i)
+        EXPECT_NEAR(xn[i], x1[i], 1e-13 * (1 + std::abs(x1[i]))) << "n " << n << " lanes " << lanes << " entry " << i;
+    }
+    // And the solution solves the system.
+    for (int w = 0; w < nworld; ++w) {
+      const Eigen::Map<const Eigen::MatrixXd> m(a.data() + w * n * n, n, n);
+      const Eigen::Map<const Eigen::VectorXd> xw(x1.data() + w * n, n), bw(b.data() + w * n, n);
+      EXPECT_LT((m * xw - bw).norm(), 1e-12 * bw.norm());
+    }
+  }
+}
+
+// The synchronisation the team Cholesky needs in one warp: the load 1, the factor
+// ceil(n / 2) + 2 (the envelope, one per step of two columns, the closing one), none inside
+// the solve but its closing one, and the kernel's own: ceil(n / 2) + 5 warp syncs in all; each
+// sweep of the solve broadcasts every solved entry once: 2 n collectives; no block barrier.
+TEST(EmulatedTeam, TeamCholeskyTakesOneWarpSyncPerTwoColumns) {
+  for (int lanes : {8, 32}) {
+    for (int n : {44, 45}) {
+      const int nworld = 2;
+      std::vector<double> a, b;
+      envelope_systems(n, 20, nworld, a, b);
+      std::vector<double> x = b, l(a.size(), 0.0);
+      std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld));
+      EmuRuntime rt;
+      EmuExec e = exec_with(lanes);
+      e.runtime = &rt;
+      for_each_world_team(e, nworld, 0, CholeskyKernel{a.data(), l.data(), x.data(), first.data(), ok.data(), n});
+      const std::vector<EmuKernelStats> s = rt.stats();
+      ASSERT_EQ(s.size(), 1u);
+      EXPECT_EQ(s[0].barriers, 0) << lanes;
+      EXPECT_EQ(s[0].max_warp_syncs_per_world, (n + 1) / 2 + 5) << "lanes " << lanes << " n " << n;
+      EXPECT_EQ(s[0].warp_syncs, nworld * ((n + 1) / 2 + 5)) << "lanes " << lanes << " n " << n;
+      EXPECT_EQ(s[0].collectives, nworld * 2 * n) << "lanes " << lanes << " n " << n;
+    }
+  }
+}
+
+// A matrix that is not positive definite fails on every lane alike (no divergent sync), whether
+// the bad pivot is the first or the second column of a step: world w breaks column 4 + w.
+TEST(EmulatedTeam, TeamCholeskyFailsOnEveryLaneAtABadPivot) {
+  const int n = 23, nworld = 3;
+  std::vector<double> a, b;
+  envelope_systems(n, 10, nworld, a, b);
+  for (int w = 0; w < nworld; ++w) {
+    const int c = 4 + w;  // A[c][c] = 0 with a coupling to c - 1: the pivot of column c is negative
+    a[static_cast<std::size_t>(w * n * n + c * n + c)] = 0;
+  }
   std::vector<std::vector<char>> scratch;
   CpuExec cpu;
   cpu.scratch = &scratch;
-  std::vector<double> x1, l1;
-  run(cpu, x1, l1);
-  for (int lanes : {2, 3, 32, 33, 64}) {
-    std::vector<double> xn, ln;
-    run(exec_with(lanes), xn, ln);
-    EXPECT_EQ(ln, l1) << "lanes " << lanes << ": each factor entry is computed by one lane in a fixed order";
-    for (std::size_t i = 0; i < x1.size(); ++i)
-      EXPECT_NEAR(xn[i], x1[i], 1e-13 * (1 + std::abs(x1[i]))) << "lanes " << lanes << " entry " << i;
-  }
-  // And the solution solves the system.
-  for (int w = 0; w < nworld; ++w) {
-    const Eigen::Map<const Eigen::MatrixXd> m(a.data() + w * n * n, n, n);
-    const Eigen::Map<const Eigen::VectorXd> xw(x1.data() + w * n, n), bw(b.data() + w * n, n);
-    EXPECT_LT((m * xw - bw).norm(), 1e-12 * bw.norm());
+  for (int lanes : {1, 2, 3, 32, 33}) {
+    std::vector<double> x = b, l(a.size(), 0.0);
+    std::vector<int> first(static_cast<std::size_t>(nworld * n)), ok(static_cast<std::size_t>(nworld), 1);
+    const CholeskyKernel k{a.data(), l.data(), x.data(), first.data(), ok.data(), n};
+    EmuExec emu = exec_with(lanes);
+    if (lanes == 1) for_each_world_team(cpu, nworld, 0, k);
+    else for_each_world_team(emu, nworld, 0, k);
+    for (int w = 0; w < nworld; ++w) EXPECT_EQ(ok[static_cast<std::size_t>(w)], 0) << "lanes " << lanes << " world " << w;
   }
 }
 

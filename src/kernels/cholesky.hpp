@@ -1,6 +1,6 @@
 // Dense per-world Cholesky factorisation A = L L^T and solves, team-cooperative: on the CPU
-// the team has one member and these are plain loops; on CUDA a thread block shares the work
-// and synchronises between columns. Matrices are row-major with leading dimension ld; only
+// the team has one member and these are plain loops; on CUDA a warp (or a block) shares the
+// work with lane = row, one sync per column in the factor and none inside the solves. Matrices are row-major with leading dimension ld; only
 // the lower triangle is read and L overwrites it.
 #pragma once
 
@@ -33,17 +33,57 @@ SAP_HDI S dot_range(const S* x, const S* y, int p0, int p1) {
   return (s0 + s1) + (s2 + s3);
 }
 
+// dot_range(x, y, p0, p1) with its last term x[p1-1] y[p1-1] taken as xl yl (p0 < p1): the
+// same four chains in the same order, so the same bits as dot_range once x[p1-1] = xl and
+// y[p1-1] = yl are stored. Lets a lane use an entry it computed before it is in memory.
+template <class S>
+SAP_HDI S dot_range_last(const S* x, const S* y, int p0, int p1, S xl, S yl) {
+  S s0 = S(0), s1 = S(0), s2 = S(0), s3 = S(0);
+  const int q = p1 - 1;
+  int p = p0;
+  for (; p + 4 <= q; p += 4) {  // the groups of four before the one holding q
+    s0 += x[p] * y[p];
+    s1 += x[p + 1] * y[p + 1];
+    s2 += x[p + 2] * y[p + 2];
+    s3 += x[p + 3] * y[p + 3];
+  }
+  if (p + 4 == p1) {  // q closes a group of four: its last chain
+    s0 += x[p] * y[p];
+    s1 += x[p + 1] * y[p + 1];
+    s2 += x[p + 2] * y[p + 2];
+    s3 += xl * yl;
+  } else {  // q ends the remainder, summed into s0
+    for (; p < q; ++p) s0 += x[p] * y[p];
+    s0 += xl * yl;
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
 // Row-oriented (Crout) factorisation on the rows' envelopes. first[i] = the first column with a
 // non-zero entry in row i (j <= i); Cholesky keeps every entry left of it zero, so
 //   L[i][j] = (A[i][j] - sum_{p = max(first_i, first_j)}^{j-1} L[i][p] L[j][p]) / L[j][j]
 // touches only contiguous row segments (vectorisable dot products) and skips the zero blocks
 // of A = M + h D (one block per kinematic tree) and of H where contacts do not couple trees.
-// Column j's entries are independent given columns < j: the team shares them, with two
-// synchronisations per column. Returns false (on every member) at a non-positive or non-finite
-// pivot. `first` is scratch of n ints.
+// Returns false (on every member) at a non-positive or non-finite pivot; the factor is then
+// incomplete. `first` is scratch of n ints.
+//
+// A team of several lanes (one warp on CUDA) owns the rows i = rank, rank + size, ... and
+// factors two columns j, k = j + 1 per step. Every lane computes the 2 x 2 diagonal block
+//   L[j][j] = sqrt(A[j][j] - sum_p L[j][p]^2),  L[k][j] = (A[k][j] - sum_p L[k][p] L[j][p]) / L[j][j],
+//   L[k][k] = sqrt(A[k][k] - sum_p L[k][p]^2)
+// itself from rows j and k (the same dot products, so the same bits on every lane: no
+// broadcast, no one-lane step), then the entries L[i][j], L[i][k] of its own rows i > k. The
+// only cross-lane data are the finished rows that the next steps read, so one sync per two
+// columns suffices (before: two per column, pivot on one lane, then rows): ceil(n / 2) + 2 in
+// all with the envelope's and the closing one. The block's three entries are stored by their
+// rows' owners one step later, after the sync that ends every lane's read of the unfactored
+// A entries there; until then a lane takes L[k][j] from its register (dot_range_last). Each
+// entry is computed by one lane (the block: by every lane alike) in the one-lane order: the
+// factor is bitwise that of one lane.
 template <class S, class Team>
 SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
-  for (int i = team.rank(); i < n; i += team.size()) {
+  const int rank = team.rank(), size = team.size();
+  for (int i = rank; i < n; i += size) {
     int f = i;
     for (int j = 0; j < i; ++j)
       if (a[i * ld + j] != S(0)) {
@@ -53,33 +93,97 @@ SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
     first[i] = f;
   }
   team.sync();
-  for (int j = 0; j < n; ++j) {
-    const S* lj = a + j * ld;
-    if (team.rank() == 0) {  // one-lane: the pivot of column j (one dot product)
+  if (size == 1) {  // one lane (the CPU): column by column, every entry stored at once
+    for (int j = 0; j < n; ++j) {
+      const S* lj = a + j * ld;
       const S d = lj[j] - dot_range(lj, lj, first[j], j);
-      a[j * ld + j] = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
+      const S ljj = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
+      a[j * ld + j] = ljj;
+      if (!(ljj > S(0))) return false;
+      const S inv = S(1) / ljj;
+      for (int i = j + 1; i < n; ++i) {
+        if (first[i] > j) continue;  // outside the envelope: L[i][j] = 0
+        S* li = a + i * ld;
+        const int p0 = first[i] > first[j] ? first[i] : first[j];
+        li[j] = (li[j] - dot_range(li, lj, p0, j)) * inv;
+      }
     }
-    team.sync();
-    const S ljj = lj[j];
-    if (!(ljj > S(0))) return false;  // every member reads the same pivot
-    const S inv = S(1) / ljj;
-    for (int i = j + 1 + team.rank(); i < n; i += team.size()) {
-      if (first[i] > j) continue;  // outside the envelope: L[i][j] = 0
-      S* li = a + i * ld;
-      const int p0 = first[i] > first[j] ? first[i] : first[j];
-      li[j] = (li[j] - dot_range(li, lj, p0, j)) * inv;
+    return true;
+  }
+  // The previous step's diagonal block, stored by its rows' owners after the step's sync.
+  int pend_j = -1;
+  S pend_jj = S(0), pend_kj = S(0), pend_kk = S(0);
+  auto store_pending = [&]() {
+    if (pend_j < 0) return;
+    const int pj = pend_j, pk = pend_j + 1;
+    if (pj % size == rank) a[pj * ld + pj] = pend_jj;
+    if (pk < n && pk % size == rank) {
+      if (first[pk] <= pj) a[pk * ld + pj] = pend_kj;
+      a[pk * ld + pk] = pend_kk;
     }
+  };
+  for (int j = 0; j < n; j += 2) {
+    const int k = j + 1;
+    const S* lj = a + j * ld;
+    const S dj = lj[j] - dot_range(lj, lj, first[j], j);  // every lane, the same bits
+    const S ljj = (dj > S(0) && isfinite_(dj)) ? sqrt_(dj) : S(0);
+    store_pending();
+    if (!(ljj > S(0))) return false;  // every lane computed the same pivot
+    const S invj = S(1) / ljj;
+    S lkj = S(0), lkk = S(0), invk = S(0);
+    if (k < n) {
+      const S* lk = a + k * ld;
+      const int fk = first[k];
+      if (fk <= j) {
+        const int p0 = fk > first[j] ? fk : first[j];
+        lkj = (lk[j] - dot_range(lk, lj, p0, j)) * invj;
+      }
+      const S dk = lk[k] - (fk <= j ? dot_range_last(lk, lk, fk, k, lkj, lkj) : S(0));
+      lkk = (dk > S(0) && isfinite_(dk)) ? sqrt_(dk) : S(0);
+      if (!(lkk > S(0))) return false;
+      invk = S(1) / lkk;
+      // This lane's rows i > k: the first one is k + 1 + ((rank - k - 1) mod size).
+      for (int i = k + 1 + ((rank - k - 1) % size + size) % size; i < n; i += size) {
+        const int fi = first[i];
+        if (fi > k) continue;  // outside the envelope: L[i][j] = L[i][k] = 0
+        S* li = a + i * ld;
+        S lij = S(0);
+        if (fi <= j) {
+          const int p0 = fi > first[j] ? fi : first[j];
+          lij = (li[j] - dot_range(li, lj, p0, j)) * invj;
+          li[j] = lij;
+        }
+        const int p0 = fi > fk ? fi : fk;  // column k: row k's entry j is still in lkj
+        li[k] = (li[k] - (p0 < k ? dot_range_last(li, lk, p0, k, lij, lkj) : S(0))) * invk;
+      }
+    }
+    pend_j = j;
+    pend_jj = ljj;
+    pend_kj = lkj;
+    pend_kk = lkk;
+    // Rows > k are read by every lane in the next step; every lane has read the block's A.
     team.sync();
   }
+  store_pending();
+  team.sync();  // the factor is complete for every lane
   return true;
 }
 
 // Solves L L^T x = b in place (x holds b on entry) with the factor's envelope `first`.
-// A single member uses the row forms (contiguous dot products and axpys on rows of L); a
-// larger team eliminates column by column, sharing each step.
+// A single member uses the row forms (contiguous dot products and axpys on rows of L).
+// A team of several lanes eliminates column by column with lane = row (rows rank, rank + size,
+// ...): x[i] is read and written only by its row's owner, and the solved entry x[j] goes from
+// its owner to every lane by a broadcast (a shuffle in one warp), so there is no sync inside
+// the solve, only one at the end that publishes x. The backward sweep updates each x[i] in the
+// one-lane order (bitwise equal given the same y); the forward sweep subtracts the terms
+// L[i][p] y[p] one by one in p order where one lane sums them with four interleaved partial
+// sums (dot_range), so y differs from the one-lane y by rounding only: each is the exact
+// solution of (L + dL) y = b with |dL| <= gamma_n |L| entrywise (any summation order; gamma_n =
+// n u / (1 - n u)), so |y_team - y_one| <= 2 gamma_n |L^-1| |L| |y| to first order.
 template <class S, class Team>
 SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld, const int* first) {
-  if (team.size() == 1) {
+  const int rank = team.rank(), size = team.size();
+  if (size == 1) {
     for (int i = 0; i < n; ++i)  // forward: L y = b
       x[i] = (x[i] - dot_range(l + i * ld, x, first[i], i)) / l[i * ld + i];
     for (int i = n - 1; i >= 0; --i) {  // backward: L^T x = y
@@ -91,20 +195,28 @@ SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld, const in
     return;
   }
   for (int j = 0; j < n; ++j) {  // forward: L y = b
-    const S xj = x[j] / l[j * ld + j];
-    team.sync();
-    if (team.rank() == 0) x[j] = xj;  // one-lane: store of the solved entry
-    for (int i = j + 1 + team.rank(); i < n; i += team.size())
+    const int owner = j % size;
+    S xj = S(0);
+    if (rank == owner) {
+      xj = x[j] / l[j * ld + j];
+      x[j] = xj;
+    }
+    xj = team.broadcast(xj, owner);
+    for (int i = j + 1 + ((rank - j - 1) % size + size) % size; i < n; i += size)
       if (first[i] <= j) x[i] -= l[i * ld + j] * xj;
-    team.sync();
   }
   for (int j = n - 1; j >= 0; --j) {  // backward: L^T x = y
-    if (team.rank() == 0) x[j] /= l[j * ld + j];  // one-lane: the solved entry
-    team.sync();
-    const S xj = x[j];
-    for (int i = first[j] + team.rank(); i < j; i += team.size()) x[i] -= l[j * ld + i] * xj;
-    team.sync();
+    const int owner = j % size;
+    S xj = S(0);
+    if (rank == owner) {
+      xj = x[j] / l[j * ld + j];
+      x[j] = xj;
+    }
+    xj = team.broadcast(xj, owner);
+    for (int i = first[j] + ((rank - first[j]) % size + size) % size; i < j; i += size)
+      x[i] -= l[j * ld + i] * xj;
   }
+  team.sync();
 }
 
 }  // namespace sap

@@ -186,15 +186,20 @@ struct SapSolveKernel {
     team.sync();
   }
 
-  // J^T gamma, accumulated in row order by one member (deterministic sums).
+  // J^T gamma. One lane (the CPU) scatters the rows in row order (contacts, limits, PD,
+  // holonomic). A team takes one lane per dof (column of J): lane i gathers the rows that touch
+  // dof i in the same row order and sums them in a register with the same roundings, so the
+  // result is bitwise that of one lane, with no serial read-modify-write chain through memory
+  // and no sync but the closing one. A contact's (holonomic row's) entries have decreasing dofs
+  // (contact_jacobian.hpp), so the search for dof i stops at the first smaller one.
   template <class Team>
   SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
     double* jtg = s.jtg(w);
-    if (team.rank() == 0) {  // one-lane: J^T gamma, a serial scatter over the rows (not a tree pass)
+    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
+    const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0), hol0 = s.size.hol_row(0);
+    const double* gamma = s.gamma(w);
+    if (team.size() == 1) {
       for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
-      const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
-      const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
-      const double* gamma = s.gamma(w);
       for (int c = 0; c < nc; ++c) {
         const int nj = s.con_jac_n(w)[c];
         const int* dof = s.con_jac_dof(w) + s.size.njac * c;
@@ -211,72 +216,120 @@ struct SapSolveKernel {
         const int dof = s.pd_dof(w)[r];
         jtg[dof] = double(So(jtg[dof]) + So(gamma[pd0 + r]));
       }
-      const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
       for (int r = 0; r < nh; ++r) {
         const int nj = s.hol_jac_n(w)[r];
         const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
         const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
         for (int k = 0; k < nj; ++k) jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[k]) * So(gamma[hol0 + r]));
       }
+      return;
+    }
+    for (int i = team.rank(); i < m.nv; i += team.size()) {
+      double acc = 0;
+      for (int c = 0; c < nc; ++c) {
+        const int nj = s.con_jac_n(w)[c];
+        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
+        const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+        for (int k = 0; k < nj && dof[k] >= i; ++k)
+          if (dof[k] == i)
+            acc = double(So(acc) + So(val[3 * k]) * So(gamma[3 * c]) + So(val[3 * k + 1]) * So(gamma[3 * c + 1]) +
+                         So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+      }
+      for (int r = 0; r < nl; ++r)
+        if (s.lim_dof(w)[r] == i)
+          acc = double(So(acc) + So(s.lim_param(w)[kNumLimitParams * r + kLimSign]) * So(gamma[lim0 + r]));
+      for (int r = 0; r < npd; ++r)
+        if (s.pd_dof(w)[r] == i) acc = double(So(acc) + So(gamma[pd0 + r]));
+      for (int r = 0; r < nh; ++r) {
+        const int nj = s.hol_jac_n(w)[r];
+        const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
+        const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
+        for (int k = 0; k < nj && dof[k] >= i; ++k)
+          if (dof[k] == i) acc = double(So(acc) + So(val[k]) * So(gamma[hol0 + r]));
+      }
+      jtg[i] = acc;
     }
     team.sync();
   }
 
-  // H = A + sum_i J_i^T G_i J_i (lower triangle). Contact by contact: a contact's merged
-  // Jacobian entries have distinct dofs, so its entry pairs are distinct entries of H and the
-  // team shares them; a sync separates contacts (deterministic sums, no atomics). Limit and PD
-  // rows add to the diagonal, by the member owning that row.
+  // H = A + sum_i J_i^T G_i J_i (lower triangle), accumulated per entry in row order (contacts,
+  // then the limit and PD diagonal, then holonomic rows). A contact's (holonomic row's) merged
+  // Jacobian entries have distinct, decreasing dofs, so entry pair (a, b), b >= a, is the lower
+  // entry H[dof_a][dof_b] and each entry gets at most one term per row.
+  //   One lane (the CPU): contact by contact, pair by pair.
+  //   A team: lane = row of H (dof i, rows i = rank, rank + size, ...): the lane finds dof i in
+  //   each contact (entry a) and adds r_a J_b to H[i][dof_b] for b >= a. Each entry gets the same
+  //   terms in the same order as one lane (bitwise the same H), a row is written only by its
+  //   lane, and there is no sync between contacts, only the closing one.
   template <class Team>
   SAP_HD void assemble_hessian(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
-    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
+    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
     const double* A = d.A(w);
     double* H = s.H(w);
-    for (int i = team.rank(); i < ld; i += team.size())
-      for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
-    team.sync();
-    for (int c = 0; c < nc; ++c) {
-      const double* G = s.G(w) + 6 * c;
-      if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
-      const int nj = s.con_jac_n(w)[c];
-      const int* dof = s.con_jac_dof(w) + s.size.njac * c;
-      const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
-      // Entries are in decreasing dof order: pair (a, b) with b >= a is H[dof_a][dof_b], lower.
-      for (int a = team.rank(); a < nj; a += team.size()) {
-        const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
-        const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
-        const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
-        const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
-        double* row = H + dof[a] * ld;
-        for (int b = a; b < nj; ++b)
-          row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) +
-                               r2 * So(val[3 * b + 2]));
-      }
-      team.sync();
-    }
-    for (int i = team.rank(); i < nv; i += team.size()) {
+    // J_a^T G J_b for the entries a <= b of one contact (r = G J_a, then r . J_b).
+    auto add_contact_row = [&](const double* G, const int* dof, const double* val, int a, int nj) {
+      const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
+      const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
+      const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
+      const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
+      double* row = H + dof[a] * ld;
+      for (int b = a; b < nj; ++b)
+        row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
+    };
+    auto add_holonomic_row = [&](So G, const int* dof, const double* val, int a, int nj) {
+      const So ga = G * So(val[a]);
+      double* row = H + dof[a] * ld;
+      for (int b = a; b < nj; ++b) row[dof[b]] = double(So(row[dof[b]]) + ga * So(val[b]));
+    };
+    auto add_diagonal = [&](int i) {
       for (int r = 0; r < nl; ++r)
         if (s.lim_dof(w)[r] == i) H[i * ld + i] += s.G(w)[s.size.limit_G(r)];
       for (int r = 0; r < npd; ++r)
         if (s.pd_dof(w)[r] == i) H[i * ld + i] += s.G(w)[s.size.pd_G(r)];
+    };
+    if (team.size() == 1) {
+      for (int i = 0; i < ld; ++i)
+        for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
+      for (int c = 0; c < nc; ++c) {
+        const double* G = s.G(w) + 6 * c;
+        if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
+        const int nj = s.con_jac_n(w)[c];
+        for (int a = 0; a < nj; ++a)
+          add_contact_row(G, s.con_jac_dof(w) + s.size.njac * c, s.con_jac_val(w) + 3 * s.size.njac * c, a, nj);
+      }
+      for (int i = 0; i < nv; ++i) add_diagonal(i);
+      for (int r = 0; r < nh; ++r) {
+        const So G = So(s.G(w)[s.size.hol_G(r)]);
+        if (G == So(0)) continue;
+        const int nj = s.hol_jac_n(w)[r];
+        for (int a = 0; a < nj; ++a)
+          add_holonomic_row(G, s.hol_jac_dof(w) + s.size.nhjac * r, s.hol_jac_val(w) + s.size.nhjac * r, a, nj);
+      }
+      return;
+    }
+    for (int i = team.rank(); i < ld; i += team.size()) {
+      for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
+      if (i >= nv) continue;
+      for (int c = 0; c < nc; ++c) {
+        const double* G = s.G(w) + 6 * c;
+        if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;
+        const int nj = s.con_jac_n(w)[c];
+        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
+        for (int a = 0; a < nj && dof[a] >= i; ++a)
+          if (dof[a] == i) add_contact_row(G, dof, s.con_jac_val(w) + 3 * s.size.njac * c, a, nj);
+      }
+      add_diagonal(i);
+      for (int r = 0; r < nh; ++r) {
+        const So G = So(s.G(w)[s.size.hol_G(r)]);
+        if (G == So(0)) continue;
+        const int nj = s.hol_jac_n(w)[r];
+        const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
+        for (int a = 0; a < nj && dof[a] >= i; ++a)
+          if (dof[a] == i) add_holonomic_row(G, dof, s.hol_jac_val(w) + s.size.nhjac * r, a, nj);
+      }
     }
     team.sync();
-    // Holonomic rows: rank-one J_r^T G_r J_r each, shared by the team as for a contact (a row's
-    // entries have distinct dofs, decreasing); a sync separates rows.
-    const int nh = s.hol_count(w)[0];
-    for (int r = 0; r < nh; ++r) {
-      const So G = So(s.G(w)[s.size.hol_G(r)]);
-      if (G == So(0)) continue;
-      const int nj = s.hol_jac_n(w)[r];
-      const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
-      const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
-      for (int a = team.rank(); a < nj; a += team.size()) {
-        const So ga = G * So(val[a]);
-        double* row = H + dof[a] * ld;
-        for (int b = a; b < nj; ++b) row[dof[b]] = double(So(row[dof[b]]) + ga * So(val[b]));
-      }
-      team.sync();
-    }
   }
 
   // Loads the Newton system H dv = -g into the factor buffer, in the linear-solve precision Sl
