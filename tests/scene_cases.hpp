@@ -59,18 +59,24 @@ inline bool available(const std::string& name) {
 // Steps before the compared states: long enough for dropped bodies to land, pendulums to swing.
 inline int warmup_steps(const Scene& s) { return std::max(10, static_cast<int>(0.1 / s.dt)); }
 
+// `nworld` CPU worlds on one thread with the scene's solver options under `preset`.
+inline SimulatorOptions cpu_scene_options(const Scene& scene, const std::string& preset, int nworld = 1) {
+  SimulatorOptions o;
+  o.nworld = nworld;
+  o.backend = Backend::CPU;
+  o.threads = 1;
+  o.override_solver = true;
+  o.solver = scene.solver;
+  o.solver.contact_preset_variant = parse_preset(preset);
+  return o;
+}
+
 // Two CPU worlds with the scene's solver options under `preset` (two teams in flight on the
 // emulated executor: cross-world races are visible to the sanitizer).
 inline SimulatorOptions parity_options(const Scene& scene, const std::string& preset, int emulated_lanes = 0,
                                        LinearSolver linear_solver = LinearSolver::Cholesky) {
-  SimulatorOptions o;
-  o.nworld = 2;
-  o.backend = Backend::CPU;
-  o.threads = 1;
+  SimulatorOptions o = cpu_scene_options(scene, preset, 2);
   o.emulated_lanes = emulated_lanes;
-  o.override_solver = true;
-  o.solver = scene.solver;
-  o.solver.contact_preset_variant = parse_preset(preset);
   o.solver.linear_solver = linear_solver;
   // The pair bound, not the simulator's probe estimate: these tests compare executors and
   // build many simulators (a probe rollout each would only add time, sanitizers included).

@@ -23,6 +23,7 @@
 
 #include "sap/mjcf.hpp"
 #include "sap/simulator.hpp"
+#include "scene_cases.hpp"
 
 using namespace sap;
 
@@ -63,16 +64,6 @@ Scene model_scene(const std::string& path) {
   return s;
 }
 
-SimulatorOptions cpu_preset(const Scene& scene, const std::string& preset) {
-  SimulatorOptions o;
-  o.nworld = 1;
-  o.backend = Backend::CPU;
-  o.threads = 1;
-  o.override_solver = true;
-  o.solver = scene.solver;
-  o.solver.contact_preset_variant = parse_preset(preset);
-  return o;
-}
 
 Eigen::Vector3d body_position(Simulator& sim, int body) {
   const std::vector<double> p = sim.body_pos(0);
@@ -115,7 +106,7 @@ TEST_P(RobotScenario, ShadowHandHoldsBlockInPalmFor2s) {
   ASSERT_GE(object, 0);
   ASSERT_GE(palm, 0);
 
-  Simulator sim(scene, cpu_preset(scene, GetParam()));
+  Simulator sim(scene, sap::testing::cpu_scene_options(scene, GetParam()));
   const Eigen::Vector3d start = body_position(sim, object);
   EXPECT_LT((start - vec3(ref["positions"]["0"]["object"])).norm(), 1e-9) << "block's initial pose differs from MuJoCo's";
   const int settle = static_cast<int>(std::lround(0.4 / scene.dt)), hold = static_cast<int>(std::lround(2.0 / scene.dt));
@@ -190,7 +181,7 @@ TEST_P(RobotScenario, FetchTableAndObjectRestWithoutDrift) {
   ASSERT_EQ(m.body_parentid[mocap], 0);
   for (int i = 0; i < 3; ++i) m.body_pos[3 * mocap + i] += base_shift[i];  // the mocap body is static
 
-  Simulator sim(scene, cpu_preset(scene, GetParam()));
+  Simulator sim(scene, sap::testing::cpu_scene_options(scene, GetParam()));
   const Eigen::Vector3d start = body_position(sim, object), table0 = body_position(sim, table),
                         grip0 = body_position(sim, gripper);
   EXPECT_LT((grip0 - vec3(ref["positions"]["0"]["robot0:gripper_link"])).norm(), 1e-6) << "gripper differs from MuJoCo's";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sap/simulator.hpp"
+#include "scene_cases.hpp"
 
 using namespace sap;
 
@@ -100,14 +101,7 @@ TEST(TerrainScene, G1StandsOnRoughHeightfieldFor2s) {
   ASSERT_GE(terrain, 0);
   for (const char* preset : {"approx32", "approx64", "drake"}) {
     SCOPED_TRACE(preset);
-    SimulatorOptions o;
-    o.nworld = 1;
-    o.backend = Backend::CPU;
-    o.threads = 1;
-    o.override_solver = true;
-    o.solver = scene.solver;
-    o.solver.contact_preset_variant = parse_preset(preset);
-    Simulator sim(scene, o);
+    Simulator sim(scene, sap::testing::cpu_scene_options(scene, preset));
     const int steps = static_cast<int>(std::lround(2.0 / scene.dt)), landed = static_cast<int>(std::lround(0.5 / scene.dt));
     double min_height = 1e9, max_tilt = 0, max_depth = 0;
     int min_left = 1 << 30, min_right = 1 << 30, others = 0;

@@ -194,25 +194,23 @@ SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld, const in
     }
     return;
   }
-  for (int j = 0; j < n; ++j) {  // forward: L y = b
+  // Entry j is solved by its row's owner (x_j / L_jj, stored) and sent to every lane.
+  auto solve_entry = [&](int j) {
     const int owner = j % size;
     S xj = S(0);
     if (rank == owner) {
       xj = x[j] / l[j * ld + j];
       x[j] = xj;
     }
-    xj = team.broadcast(xj, owner);
+    return team.broadcast(xj, owner);
+  };
+  for (int j = 0; j < n; ++j) {  // forward: L y = b
+    const S xj = solve_entry(j);
     for (int i = j + 1 + ((rank - j - 1) % size + size) % size; i < n; i += size)
       if (first[i] <= j) x[i] -= l[i * ld + j] * xj;
   }
   for (int j = n - 1; j >= 0; --j) {  // backward: L^T x = y
-    const int owner = j % size;
-    S xj = S(0);
-    if (rank == owner) {
-      xj = x[j] / l[j * ld + j];
-      x[j] = xj;
-    }
-    xj = team.broadcast(xj, owner);
+    const S xj = solve_entry(j);
     for (int i = first[j] + ((rank - first[j]) % size + size) % size; i < j; i += size)
       x[i] -= l[j * ld + i] * xj;
   }
