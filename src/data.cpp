@@ -45,7 +45,14 @@ Data::Data(const Model& model, int nworld, Backend b, const DataLayout& layout) 
     const std::size_t nf = static_cast<std::size_t>(nv_pad) * static_cast<std::size_t>(nv_pad + 1);
     chol.allocate(b, nworld, (nf + 1) / 2);
   }
-  if (layout.scratch.ptr && layout.scratch_size > 0) {
+  if (layout.free_motion_on_chip)
+    for (BatchedArray<double>* a : {&cdof_dot, &crb, &cvel, &cacc, &cfrc, &qfrc_bias, &qfrc_spring, &scratch_nv})
+      a->allocate(b, nworld, 0);
+  if (layout.chol_on_chip) {
+    chol.allocate(b, nworld, 0);
+    chol_first.allocate(b, nworld, 0);
+  }
+  if (layout.scratch.ptr && layout.scratch_size > 0 && !layout.free_motion_on_chip) {
     long long used = 0;
     auto place = [&](BatchedArray<double>& a, long long& off) {
       const long long n = static_cast<long long>(a.per_world());

@@ -72,6 +72,7 @@ struct SolveSizes {
   int ntrace = 1;  // cost trace entries (max_iterations + 1)
   int nhol = 0;    // holonomic rows (tendon limits, equality constraints), appended after the PD rows
   int nhjac = 0;   // Jacobian entries per holonomic row
+  int nH = 0;      // entries of the global Newton Hessian: nv_pad^2, or 0 when it is on chip (NewtonOnChip)
   // Constraint rows (vc, dvc, gamma): contact c at 3c..3c+2 ([t1, t2, n]), then the limit rows,
   // then the PD rows.
   SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd + nhol; }
@@ -108,7 +109,7 @@ struct SolveSizes {
   X(jtg, double, nv)                        /* J^T gamma */                                        \
   X(Au, double, nv)                         /* A (v - v*) */                                       \
   X(Avstar, double, nv)                     /* A v* */                                             \
-  X(H, double, nv_pad * nv_pad)             /* Newton Hessian, lower triangle */                   \
+  X(H, double, nH)                          /* Newton Hessian, lower triangle (nH: SolveSizes) */  \
   X(vc, double, nrow)                       /* constraint velocities J v (rows: SolveSizes) */     \
   X(dvc, double, nrow)                      /* J dv */                                             \
   X(gamma, double, nrow)                    /* impulses */                                         \
@@ -137,7 +138,8 @@ class SolveData {
   SolveData() = default;
   SolveData(const SolveSizes& s, int nworld, Backend b) : size_(s) {
     const int nv = s.nv, nv_pad = s.nv_pad, ncmax = s.ncmax, njac = s.njac, nlim = s.nlim, npd = s.npd;
-    const int nrow = s.nrow(), nG = s.nG(), ntrace = s.ntrace, nhol = s.nhol, nhjac = s.nhjac;
+    const int nrow = s.nrow(), nG = s.nG(), ntrace = s.ntrace, nhol = s.nhol, nhjac = s.nhjac, nH = s.nH;
+    (void)nH;
     (void)nhol;
     (void)nhjac;
     (void)ntrace;

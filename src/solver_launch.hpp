@@ -19,6 +19,11 @@ struct SolverLaunch {
   // Per-world model parameters (slot == nullptr: none). kinematics, free_motion and
   // constraint_setup, the stages that read masses, inertias, gains and gravity, honour it.
   WorldModelView world_model;
+  // Working sets in the team's shared memory (the solver decides by size, docs/gpu.md): the
+  // free-motion scratch and factor (FreeMotionOnChip), the fused Newton solve's system
+  // (NewtonOnChip). The launches size the shared memory from the layouts.
+  bool free_motion_on_chip = false;
+  bool newton_system_on_chip = false;
   // Body poses and com-based quantities at qpos, in precision p.
   virtual void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) = 0;
   // A = M + hD and v* (stage 1), in precision p.

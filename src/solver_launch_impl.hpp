@@ -20,9 +20,10 @@ class SolverLaunchImpl final : public SolverLaunch {
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                    const DataView& d, double h, int coriolis_passes, int* status) override {
-    if (p == Precision::F32)
-      run_teams(nworld, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status});
-    else run_teams(nworld, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status});
+    const bool f32 = p == Precision::F32, on_chip = free_motion_on_chip;
+    const std::size_t bytes = on_chip ? shared_bytes(FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, f32)) : 0;
+    if (f32) run_teams(nworld, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status, on_chip}, bytes);
+    else run_teams(nworld, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status, on_chip}, bytes);
   }
 
   void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
@@ -35,9 +36,12 @@ class SolverLaunchImpl final : public SolverLaunch {
 
   void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                     const SolveView& s, const StepParams& p, int* status) override {
+    const bool on_chip = newton_system_on_chip;
+    const bool f32 = p.config.contact_linear_solve_precision == Precision::F32;
+    const std::size_t bytes = on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32)) : 0;
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, SapSolveKernel<float>{m, in, p, d, s, status});
-    else for_each_world_team(exec_, nworld, 0, SapSolveKernel<double>{m, in, p, d, s, status});
+      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float>{m, in, p, d, s, status, on_chip});
+    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double>{m, in, p, d, s, status, on_chip});
   }
 
   void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
@@ -72,9 +76,13 @@ class SolverLaunchImpl final : public SolverLaunch {
   // Launches of the stages that read per-world model parameters: the plain kernel when no
   // world has any (the default path is unchanged), else the per-world-model wrapper.
   template <class K>
-  void run_teams(int nworld, const K& k) {
-    if (world_model.slot) for_each_world_team(exec_, nworld, 0, PerWorldModelKernel<K>{k, world_model});
-    else for_each_world_team(exec_, nworld, 0, k);
+  void run_teams(int nworld, const K& k, std::size_t shared = 0) {
+    if (world_model.slot) for_each_world_team(exec_, nworld, shared, PerWorldModelKernel<K>{k, world_model});
+    else for_each_world_team(exec_, nworld, shared, k);
+  }
+  template <class Layout>
+  static std::size_t shared_bytes(const Layout& l) {
+    return static_cast<std::size_t>(l.bytes());
   }
 
   template <template <class> class Phase>

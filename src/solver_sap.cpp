@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cuda_api.hpp"
+#include "kernels/free_motion.hpp"
 #include "kernels/integrate.hpp"
 #include "solve_data.hpp"
 #include "rollout_launch.hpp"
@@ -106,8 +107,23 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   layout.mass_matrix_in_A = true;
   layout.chol_fp32 = config_.free_motion_solve_precision == Precision::F32 &&
                      config_.contact_linear_solve_precision == Precision::F32;
-  solve_ = std::make_unique<SolveData>(solve_sizes(model_, max_rigid_contact, config_.max_iterations), nworld,
-                                       ctx.backend());
+  // Working sets on chip (team shared memory) when they fit config_.on_chip_bytes: the
+  // free-motion scratch and factor of A, and the fused Newton solve's H and factor. Values are
+  // unchanged; the per-world arrays they replace are not allocated (docs/gpu.md).
+  const std::size_t free_motion_bytes = static_cast<std::size_t>(
+      FreeMotionOnChip::layout(model_.nv, model_.nbody, model_.nv_pad,
+                               config_.free_motion_solve_precision == Precision::F32)
+          .bytes());
+  const std::size_t newton_bytes = static_cast<std::size_t>(
+      NewtonOnChip::layout(model_.nv_pad, config_.contact_linear_solve_precision == Precision::F32).bytes());
+  const std::size_t budget = static_cast<std::size_t>(config_.on_chip_bytes);
+  const bool free_motion_on_chip = free_motion_bytes <= budget;
+  const bool newton_on_chip = config_.linear_solver == LinearSolver::Cholesky && newton_bytes <= budget;
+  layout.free_motion_on_chip = free_motion_on_chip;
+  layout.chol_on_chip = free_motion_on_chip && newton_on_chip;
+  SolveSizes sizes = solve_sizes(model_, max_rigid_contact, config_.max_iterations);
+  sizes.nH = newton_on_chip ? 0 : model_.nv_pad * model_.nv_pad;
+  solve_ = std::make_unique<SolveData>(sizes, nworld, ctx.backend());
   // Free-motion scratch inside the Newton Hessian H: H is written only by the Newton stage
   // (after constraint setup) and the free-motion scratch is dead after free motion.
   layout.scratch = solve_->H.slab();
@@ -116,6 +132,8 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   status_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   solve_ok_.allocate(ctx.backend(), static_cast<std::size_t>(nworld));
   launch_ = make_solver_launch(ctx);
+  launch_->free_motion_on_chip = free_motion_on_chip;
+  launch_->newton_system_on_chip = newton_on_chip;
   clock_ = ctx.make_clock(kNumPoints);
   rollout_ = make_rollout_launch(ctx);
   fp64_retries_.assign(static_cast<std::size_t>(nworld), 0);

@@ -142,6 +142,78 @@ TEST(MemoryPerWorld, EstimatedCapacityLeavesTrajectoriesBitIdentical) {
   EXPECT_GT(trunc, 0) << "box_stack_5 needs more than 2 contacts: the overflow must be counted";
 }
 
+// Final qpos/qvel bits after `steps` steps of a scene under a preset, with the solver's on-chip
+// budget (on_chip_bytes) given, on `lanes` emulated lanes (0: the one-lane CPU backend). Also
+// returns the per-world bytes of the global Newton Hessian and factor buffers.
+std::vector<double> run_on_chip(const Scene& s, const char* preset, int on_chip_bytes, int lanes, int steps,
+                                long long* system_bytes) {
+  SimulatorOptions so;
+  so.nworld = 2;
+  so.backend = Backend::CPU;
+  so.threads = lanes > 0 ? 1 : 2;
+  so.emulated_lanes = lanes;
+  so.override_solver = true;
+  so.solver = s.solver;
+  so.solver.contact_preset_variant = parse_preset(preset);
+  set_solver_option(so.solver, "on_chip_bytes", std::to_string(on_chip_bytes));
+  Simulator sim(s, so);
+  for (int k = 0; k < steps; ++k) sim.step();
+  *system_bytes = 0;
+  for (const auto& e : sim.buffer_bytes_per_world())
+    if (e.first == "solve.H" || e.first == "data.chol" || e.first == "data.chol_first" || e.first == "data.crb")
+      *system_bytes += e.second;
+  std::vector<double> out = sim.state().qpos.buffer().to_host();
+  const std::vector<double> v = sim.state().qvel.buffer().to_host();
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+// The free-motion and Newton working sets in team shared memory (on_chip_bytes, docs/gpu.md)
+// only move values: the trajectories equal those with every working set in global memory,
+// bit for bit, on every preset, on one lane and on 32 emulated lanes (where each team's
+// shared memory is its own and lanes race on it if a barrier is missing); and the global
+// H / factor / scratch buffers are gone.
+TEST(MemoryPerWorld, OnChipWorkingSetsLeaveTrajectoriesBitIdentical) {
+  for (const char* name : {"humanoid", "box_stack_5", "constrained_mechanisms"})
+    for (const char* preset : {"approx32", "approx64", "drake"}) {
+      const Scene s = load_scene(scene_path(name));
+      long long global_bytes = 0, on_chip_global_bytes = 0;
+      const std::vector<double> a = run_on_chip(s, preset, 0, 0, 60, &global_bytes);
+      const std::vector<double> b = run_on_chip(s, preset, 1 << 16, 0, 60, &on_chip_global_bytes);
+      EXPECT_TRUE(bit_equal(a, b)) << name << " " << preset;
+      EXPECT_GT(global_bytes, 0) << name << " " << preset;
+      EXPECT_EQ(on_chip_global_bytes, 0) << name << " " << preset << ": H, chol or the scratch still global";
+    }
+  const Scene s = load_scene(scene_path("humanoid"));
+  long long unused = 0;
+  const std::vector<double> a = run_on_chip(s, "approx32", 0, 32, 12, &unused);
+  const std::vector<double> b = run_on_chip(s, "approx32", 1 << 16, 32, 12, &unused);
+  EXPECT_TRUE(bit_equal(a, b)) << "32 emulated lanes, on chip against global";
+}
+
+// A budget below a working set keeps it in global memory (and the Newton system of the split
+// path, which the library solve reads, is always global).
+TEST(MemoryPerWorld, OnChipBudgetDecidesWhatStaysGlobal) {
+  const Scene s = load_scene(scene_path("humanoid"));
+  long long bytes = 0;
+  run_on_chip(s, "approx32", 1024, 0, 1, &bytes);
+  EXPECT_GT(bytes, 0);
+  SimulatorOptions so;
+  so.nworld = 1;
+  so.backend = Backend::CPU;
+  so.override_solver = true;
+  so.solver = s.solver;
+  set_solver_option(so.solver, "linear_solver", "reference");
+  Simulator sim(s, so);
+  long long h = 0, crb = 0;
+  for (const auto& e : sim.buffer_bytes_per_world()) {
+    if (e.first == "solve.H") h = e.second;
+    if (e.first == "data.crb") crb = e.second;
+  }
+  EXPECT_EQ(h, 28LL * 28 * 8) << "the split path's H is global";
+  EXPECT_EQ(crb, 0) << "the free-motion scratch is still on chip";
+}
+
 // Every per-world byte is named: the breakdown sums to the growth of the live buffer bytes per
 // added world, after a step (lazy step buffers included) and after the pose and contact
 // observations are requested.

@@ -141,9 +141,15 @@ struct DataView {
 //                     per-world region that is dead during free motion (the solver's Newton
 //                     Hessian H, written only after constraint setup). Such arrays then hold
 //                     garbage after the step. Empty region: none.
+//   free_motion_on_chip  the free-motion scratch and the factor of A live in the team's shared
+//                     memory (FreeMotionOnChip): those arrays get no per-world storage.
+//   chol_on_chip      chol and chol_first get no per-world storage: every user of the factor
+//                     buffer (free motion, the fused Newton solve) keeps it on chip.
 struct DataLayout {
   bool mass_matrix_in_A = false;
   bool chol_fp32 = false;
+  bool free_motion_on_chip = false;
+  bool chol_on_chip = false;
   Slab<double> scratch;          // per-world region (ptr, stride in doubles)
   long long scratch_size = 0;    // doubles per world usable in it
 };

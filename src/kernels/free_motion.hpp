@@ -31,6 +31,40 @@ struct KinematicsKernel {
   }
 };
 
+// The free-motion working set in the team's shared memory (FreeMotionKernel::on_chip): the
+// tree-pass scratch (cdof_dot, crb, cvel, cacc, cfrc, qfrc_bias, qfrc_spring, scratch_nv), the
+// factor of A with its right-hand side and the factor's envelope. Offsets in doubles from the
+// team's shared memory. Only where the values live changes, not how they are computed: on CUDA
+// they stay on the SM instead of crossing DRAM, on the CPU they are one thread's scratch, reused
+// world after world, instead of per-world arrays (docs/gpu.md, "working set on chip").
+struct FreeMotionOnChip {
+  long long cdof_dot = 0, crb = 0, cvel = 0, cacc = 0, cfrc = 0, qfrc_bias = 0, qfrc_spring = 0, scratch_nv = 0;
+  long long chol = 0, first = 0, doubles = 0;
+  // f32: the factor is fp32 (free_motion_solve_precision), two entries per double.
+  SAP_HDI static FreeMotionOnChip layout(int nv, int nbody, int ld, bool f32) {
+    FreeMotionOnChip o;
+    long long at = 0;
+    auto take = [&at](long long& off, long long n) {
+      off = at;
+      at += n;
+    };
+    take(o.cdof_dot, 6LL * nv);
+    take(o.crb, 10LL * nbody);
+    take(o.cvel, 6LL * nbody);
+    take(o.cacc, 6LL * nbody);
+    take(o.cfrc, 6LL * nbody);
+    take(o.qfrc_bias, nv);
+    take(o.qfrc_spring, nv);
+    take(o.scratch_nv, nv);
+    const long long nchol = static_cast<long long>(ld) * (ld + 1);
+    take(o.chol, f32 ? (nchol + 1) / 2 : nchol);
+    take(o.first, (ld + 1) / 2);
+    o.doubles = at;
+    return o;
+  }
+  long long bytes() const { return 8 * doubles; }
+};
+
 // coriolis_passes = 0: bias at v_n (Drake). k > 0: k fixed-point passes re-evaluating the
 // velocity-dependent bias at the midpoint vbar = (v_n + v*)/2 and re-solving with the same
 // factor of A. With the midpoint position map this conserves the angular momentum of a
@@ -46,24 +80,49 @@ struct FreeMotionKernel {
   // in/out
   DataView d;   // in: kinematics (KinematicsKernel); out: M, A, v_star, chol (the factor of A)
   int* status;  // per world, OR-ed with failure bits
+  // The scratch and the factor in the team's shared memory (FreeMotionOnChip, launched with
+  // its bytes) instead of d's per-world arrays.
+  bool on_chip = false;
+
+  // d with the scratch and factor slabs pointing into the team's shared memory when on_chip
+  // (stride 0: every world of the team's launch slot uses the same bytes).
+  template <class Team>
+  SAP_HD DataView working_set(Team& team) const {
+    DataView v = d;
+    if (!on_chip) return v;
+    const FreeMotionOnChip o = FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, sizeof(S) == 4);
+    double* base = reinterpret_cast<double*>(team.shared_mem());
+    v.cdof_dot = {base + o.cdof_dot, 0};
+    v.crb = {base + o.crb, 0};
+    v.cvel = {base + o.cvel, 0};
+    v.cacc = {base + o.cacc, 0};
+    v.cfrc = {base + o.cfrc, 0};
+    v.qfrc_bias = {base + o.qfrc_bias, 0};
+    v.qfrc_spring = {base + o.qfrc_spring, 0};
+    v.scratch_nv = {base + o.scratch_nv, 0};
+    v.chol = {base + o.chol, 0};
+    v.chol_first = {reinterpret_cast<int*>(base + o.first), 0};
+    return v;
+  }
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
+    const DataView dw = working_set(team);
     const double* qvel = state_in.qvel(w);
-    double* k0 = d.scratch_nv(w);  // explicit forces without the bias
+    double* k0 = dw.scratch_nv(w);  // explicit forces without the bias
     double* v_star = d.v_star(w);
     // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
     // levels), the per-dof terms strided over the lanes.
-    body_velocities<S>(team, m, qvel, d.cdof(w), d.cvel(w), d.cdof_dot(w));
-    bias_forces<S>(team, m, qvel, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w),
-                   d.qfrc_bias(w));
-    composite_inertias<S>(team, m, d.cinert(w), d.crb(w));
-    spring_forces<S>(team, m, state_in.qpos(w), d.qfrc_spring(w));
+    body_velocities<S>(team, m, qvel, d.cdof(w), dw.cvel(w), dw.cdof_dot(w));
+    bias_forces<S>(team, m, qvel, d.cdof(w), dw.cdof_dot(w), d.cinert(w), dw.cvel(w), dw.cacc(w), dw.cfrc(w),
+                   dw.qfrc_bias(w));
+    composite_inertias<S>(team, m, d.cinert(w), dw.crb(w));
+    spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
     team.sync();
     const double* applied = control.qfrc_applied(w);
     for (int i = team.rank(); i < nv; i += team.size())
-      k0[i] = double(S(applied[i]) + S(d.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
+      k0[i] = double(S(applied[i]) + S(dw.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
     bool has_scatter = m.ntendon > 0;
     for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
     if (has_scatter) {
@@ -99,7 +158,7 @@ struct FreeMotionKernel {
     }
     team.sync();
     double* M = d.M(w);
-    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), d.crb(w), i, M);
+    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), dw.crb(w), i, M);
     team.sync();
     for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     team.sync();
@@ -122,23 +181,23 @@ struct FreeMotionKernel {
     }
     if (m.ntendon > 0) team.sync();
     // Factor A once in precision S; each pass solves A a = k0 - bias and sets v* = v + h a.
-    S* L = reinterpret_cast<S*>(d.chol(w));
+    S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
     cholesky_load<S>(team, A, L, nv, ld);
-    const bool ok = cholesky_factor<S>(team, L, nv, ld, d.chol_first(w));
+    const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
       if (pass > 0) {
         // v_star temporarily holds vbar; it is overwritten by the solve below.
         for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
         team.sync();
-        body_velocities<S>(team, m, v_star, d.cdof(w), d.cvel(w), d.cdof_dot(w));
-        bias_forces<S>(team, m, v_star, d.cdof(w), d.cdof_dot(w), d.cinert(w), d.cvel(w), d.cacc(w), d.cfrc(w),
-                       d.qfrc_bias(w));
+        body_velocities<S>(team, m, v_star, d.cdof(w), dw.cvel(w), dw.cdof_dot(w));
+        bias_forces<S>(team, m, v_star, d.cdof(w), dw.cdof_dot(w), d.cinert(w), dw.cvel(w), dw.cacc(w), dw.cfrc(w),
+                       dw.qfrc_bias(w));
       }
       team.sync();
-      for (int i = team.rank(); i < nv; i += team.size()) x[i] = S(k0[i]) - S(d.qfrc_bias(w)[i]);
+      for (int i = team.rank(); i < nv; i += team.size()) x[i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
       team.sync();
-      cholesky_solve<S>(team, L, x, nv, ld, d.chol_first(w));
+      cholesky_solve<S>(team, L, x, nv, ld, dw.chol_first(w));
       for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[i]);
       team.sync();
     }

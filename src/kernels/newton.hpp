@@ -28,6 +28,25 @@ struct RowSums {
   S cost, dvc_gamma, dvc_G_dvc;
 };
 
+// The Newton system in the team's shared memory (SapSolveKernel::system_on_chip): H (ld x ld,
+// fp64), the factor with its right-hand side (ld (ld + 1) entries of the linear-solve
+// precision) and the factor's envelope (ld ints). Offsets in doubles. On CUDA the whole Newton
+// iteration's matrix work (assembly, factorisation, solves) then touches no DRAM; values and
+// arithmetic are those of the global buffers (docs/gpu.md, "working set on chip").
+struct NewtonOnChip {
+  long long H = 0, chol = 0, first = 0, doubles = 0;
+  SAP_HDI static NewtonOnChip layout(int ld, bool f32) {
+    NewtonOnChip o;
+    const long long nchol = static_cast<long long>(ld) * (ld + 1);
+    o.H = 0;
+    o.chol = static_cast<long long>(ld) * ld;
+    o.first = o.chol + (f32 ? (nchol + 1) / 2 : nchol);
+    o.doubles = o.first + (ld + 1) / 2;
+    return o;
+  }
+  long long bytes() const { return 8 * doubles; }
+};
+
 template <class So>
 struct SapSolveKernel {
   // in
@@ -38,6 +57,29 @@ struct SapSolveKernel {
   DataView d;   // in: A, v_star; scratch: chol, chol_first (the factor of H)
   SolveView s;  // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
   int* status;  // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
+  // H, the factor and its envelope in the team's shared memory (NewtonOnChip, the fused
+  // kernel launched with its bytes) instead of s.H, d.chol and d.chol_first.
+  bool system_on_chip = false;
+
+  // Where the Newton system of world w lives (global arrays, or the team's shared memory).
+  template <class Team>
+  SAP_HD double* hessian(int w, Team& team) const {
+    return system_on_chip ? reinterpret_cast<double*>(team.shared_mem()) + NewtonOnChip::layout(m.nv_pad, linear_f32()).H
+                          : s.H(w);
+  }
+  template <class Team>
+  SAP_HD double* factor(int w, Team& team) const {
+    return system_on_chip
+               ? reinterpret_cast<double*>(team.shared_mem()) + NewtonOnChip::layout(m.nv_pad, linear_f32()).chol
+               : d.chol(w);
+  }
+  template <class Team>
+  SAP_HD int* envelope(int w, Team& team) const {
+    return system_on_chip ? reinterpret_cast<int*>(reinterpret_cast<double*>(team.shared_mem()) +
+                                                   NewtonOnChip::layout(m.nv_pad, linear_f32()).first)
+                          : d.chol_first(w);
+  }
+  SAP_HDI bool linear_f32() const { return p.config.contact_linear_solve_precision == Precision::F32; }
 
   // vc = J x for every row (x = v or dv), into out (nrow).
   template <class Team>
@@ -266,7 +308,7 @@ struct SapSolveKernel {
     const int nv = m.nv, ld = m.nv_pad;
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
     const double* A = d.A(w);
-    double* H = s.H(w);
+    double* H = hessian(w, team);
     // J_a^T G J_b for the entries a <= b of one contact (r = G J_a, then r . J_b).
     auto add_contact_row = [&](const double* G, const int* dof, const double* val, int a, int nj) {
       const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
@@ -337,9 +379,9 @@ struct SapSolveKernel {
   template <class Sl, class Team>
   SAP_HD void load_newton_system(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
-    Sl* L = reinterpret_cast<Sl*>(d.chol(w));
+    Sl* L = reinterpret_cast<Sl*>(factor(w, team));
     Sl* x = L + ld * ld;
-    cholesky_load<Sl>(team, s.H(w), L, nv, ld);
+    cholesky_load<Sl>(team, hessian(w, team), L, nv, ld);
     for (int i = team.rank(); i < nv; i += team.size()) x[i] = -Sl(s.grad(w)[i]);
     team.sync();
   }
@@ -347,7 +389,7 @@ struct SapSolveKernel {
   // dv = the solution left in the factor buffer's right-hand side.
   template <class Sl, class Team>
   SAP_HD void store_direction(int w, Team& team) const {
-    const Sl* x = reinterpret_cast<const Sl*>(d.chol(w)) + m.nv_pad * m.nv_pad;
+    const Sl* x = reinterpret_cast<const Sl*>(factor(w, team)) + m.nv_pad * m.nv_pad;
     for (int i = team.rank(); i < m.nv; i += team.size()) s.dv(w)[i] = double(x[i]);
     team.sync();
   }
@@ -369,10 +411,11 @@ struct SapSolveKernel {
   template <class Sl, class Team>
   SAP_HD bool newton_direction(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
-    Sl* L = reinterpret_cast<Sl*>(d.chol(w));
+    Sl* L = reinterpret_cast<Sl*>(factor(w, team));
+    int* first = envelope(w, team);
     load_newton_system<Sl>(w, team);
-    if (!cholesky_factor<Sl>(team, L, nv, ld, d.chol_first(w))) return false;
-    cholesky_solve<Sl>(team, L, L + ld * ld, nv, ld, d.chol_first(w));
+    if (!cholesky_factor<Sl>(team, L, nv, ld, first)) return false;
+    cholesky_solve<Sl>(team, L, L + ld * ld, nv, ld, first);
     store_direction<Sl>(w, team);
     return true;
   }
