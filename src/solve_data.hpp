@@ -63,6 +63,28 @@ enum HolonomicKind : int { kHolKindBox = 0, kHolKindPd = 1 };
 enum NewtonRealSlot : int { kIterCost = 0, kIterCostPrev, kIterAlpha, kIterRowsCost, kNumNewtonReal };
 enum NewtonIntSlot : int { kIterK = 0, kIterLineSearchTotal, kIterFlags, kIterExitReason, kIterPhase, kNumNewtonInt };
 
+// Dof index of a contact's Jacobian entry: 16 bits (the solver rejects nv > 32767).
+using JacDof = short;
+constexpr int kMaxJacDof = 32767;
+
+// One contact's Jacobian values d vc / d v_dof (entry e, row r at 3 e + r), read as fp64 from
+// fp64 or fp32 storage (SolveSizes::jac_f32: the stage-2 precision is fp32, and the values are
+// stored as cast64(fl32(J)), as that precision's other outputs).
+struct JacValues {
+  const double* f64 = nullptr;
+  const float* f32 = nullptr;
+  SAP_HDI double operator[](int k) const { return f32 ? double(f32[k]) : f64[k]; }
+};
+struct JacValuesOut {
+  double* f64 = nullptr;
+  float* f32 = nullptr;
+  SAP_HDI void set(int k, double x) const {
+    if (f32) f32[k] = float(x);
+    else f64[k] = x;
+  }
+  SAP_HDI operator JacValues() const { return {f64, f32}; }
+};
+
 struct SolveSizes {
   int nv = 0, nv_pad = 0;
   int ncmax = 0;   // contact capacity per world
@@ -73,6 +95,9 @@ struct SolveSizes {
   int nhol = 0;    // holonomic rows (tendon limits, equality constraints), appended after the PD rows
   int nhjac = 0;   // Jacobian entries per holonomic row
   int nH = 0;      // entries of the global Newton Hessian: nv_pad^2, or 0 when it is on chip (NewtonOnChip)
+  int jac_f32 = 0;  // 1: contact Jacobian values in fp32 (con_jac_val32), else fp64 (con_jac_val)
+  int rows_global = 1;  // 0: vc, dvc and G live on chip (NewtonOnChip) and get no global storage
+  int ncp = kNumContactParams;  // con_param slots per contact: kConHcStiffness without Hunt-Crossley
   // Constraint rows (vc, dvc, gamma): contact c at 3c..3c+2 ([t1, t2, n]), then the limit rows,
   // then the PD rows.
   SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd + nhol; }
@@ -93,9 +118,10 @@ struct SolveSizes {
   X(con_count, int, 1)                      /* contacts in the solve */                            \
   X(con_frame, double, ncmax * 9)           /* R_WC row-major, columns [t1, t2, n] */              \
   X(con_jac_n, int, ncmax)                  /* Jacobian entries (dofs) of each contact */          \
-  X(con_jac_dof, int, ncmax * njac)         /* their dofs, decreasing */                           \
-  X(con_jac_val, double, ncmax * njac * 3)  /* d vc / d v_dof, contact frame */                    \
-  X(con_param, double, ncmax * kNumContactParams) /* ContactParam */                               \
+  X(con_jac_dof, JacDof, ncmax * njac)      /* their dofs, decreasing */                           \
+  X(con_jac_val, double, ncmax * njac * 3 * (1 - jac_f32)) /* d vc / d v_dof, contact frame */     \
+  X(con_jac_val32, float, ncmax * njac * 3 * jac_f32)      /* the same in fp32 (jac_f32) */        \
+  X(con_param, double, ncmax * ncp)         /* ContactParam (the first ncp) */                      \
   X(con_weight, double, ncmax)              /* contact weight w_i */                               \
   X(lim_count, int, 1)                      /* limit rows in the solve */                          \
   X(lim_dof, int, nlim)                     /* dof of each limit row */                            \
@@ -110,13 +136,13 @@ struct SolveSizes {
   X(Au, double, nv)                         /* A (v - v*) */                                       \
   X(Avstar, double, nv)                     /* A v* */                                             \
   X(H, double, nH)                          /* Newton Hessian, lower triangle (nH: SolveSizes) */  \
-  X(vc, double, nrow)                       /* constraint velocities J v (rows: SolveSizes) */     \
-  X(dvc, double, nrow)                      /* J dv */                                             \
+  X(vc, double, nrow * rows_global)         /* constraint velocities J v (rows: SolveSizes) */     \
+  X(dvc, double, nrow * rows_global)        /* J dv */                                             \
   X(gamma, double, nrow)                    /* impulses */                                         \
-  X(G, double, nG)                          /* constraint Hessians (layout: SolveSizes) */         \
+  X(G, double, nG * rows_global)            /* constraint Hessians (layout: SolveSizes) */         \
   X(stats, int, kNumSolveStats)             /* SolveStat */                                        \
   X(cost, double, kNumSolveCosts)           /* SolveCost */                                        \
-  X(cost_trace, double, ntrace)             /* cost at the top of each Newton iteration */         \
+  X(cost_trace, double, ntrace)             /* cost at the top of each iteration (record_cost_trace) */ \
   X(newton_real, double, kNumNewtonReal)    /* NewtonRealSlot (split path) */                      \
   X(newton_int, int, kNumNewtonInt)         /* NewtonIntSlot (split path) */                     \
   X(hol_count, int, 1)                      /* holonomic rows in the solve */                      \
@@ -131,6 +157,13 @@ struct SolveView {
 #define SAP_X(name, type, count) Slab<type> name;
   SAP_SOLVE_ARRAYS(SAP_X)
 #undef SAP_X
+  // Contact c's Jacobian values and dofs.
+  SAP_HDI JacValuesOut contact_jac(int w, int c) const {
+    const long long off = 3LL * size.njac * c;
+    if (size.jac_f32) return {nullptr, con_jac_val32(w) + off};
+    return {con_jac_val(w) + off, nullptr};
+  }
+  SAP_HDI JacDof* contact_dofs(int w, int c) const { return con_jac_dof(w) + static_cast<long long>(size.njac) * c; }
 };
 
 class SolveData {
@@ -139,6 +172,10 @@ class SolveData {
   SolveData(const SolveSizes& s, int nworld, Backend b) : size_(s) {
     const int nv = s.nv, nv_pad = s.nv_pad, ncmax = s.ncmax, njac = s.njac, nlim = s.nlim, npd = s.npd;
     const int nrow = s.nrow(), nG = s.nG(), ntrace = s.ntrace, nhol = s.nhol, nhjac = s.nhjac, nH = s.nH;
+    const int jac_f32 = s.jac_f32, rows_global = s.rows_global, ncp = s.ncp;
+    (void)ncp;
+    (void)jac_f32;
+    (void)rows_global;
     (void)nH;
     (void)nhol;
     (void)nhjac;

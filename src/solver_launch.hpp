@@ -24,6 +24,7 @@ struct SolverLaunch {
   // (NewtonOnChip). The launches size the shared memory from the layouts.
   bool free_motion_on_chip = false;
   bool newton_system_on_chip = false;
+  bool newton_rows_on_chip = false;  // only with the system
   // Body poses and com-based quantities at qpos, in precision p.
   virtual void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) = 0;
   // A = M + hD and v* (stage 1), in precision p.

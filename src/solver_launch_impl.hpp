@@ -36,12 +36,13 @@ class SolverLaunchImpl final : public SolverLaunch {
 
   void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                     const SolveView& s, const StepParams& p, int* status) override {
-    const bool on_chip = newton_system_on_chip;
+    const bool on_chip = newton_system_on_chip, rows = on_chip && newton_rows_on_chip;
     const bool f32 = p.config.contact_linear_solve_precision == Precision::F32;
-    const std::size_t bytes = on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32)) : 0;
+    const std::size_t bytes =
+        on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32, rows, s.size.nrow(), s.size.nG())) : 0;
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float>{m, in, p, d, s, status, on_chip});
-    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double>{m, in, p, d, s, status, on_chip});
+      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float>{m, in, p, d, s, status, on_chip, rows});
+    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double>{m, in, p, d, s, status, on_chip, rows});
   }
 
   void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,

@@ -60,9 +60,11 @@ int max_body_pair_dofs(const Model& m) {
 
 namespace {
 // Sizes of the constraint buffers for a model and contact capacity.
-SolveSizes solve_sizes(const Model& m, int max_rigid_contact, int max_iterations) {
+SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig& config) {
   SolveSizes s;
-  s.ntrace = max_iterations + 1;
+  s.ntrace = config.record_cost_trace ? config.max_iterations + 1 : 0;
+  // The SAP cone reads R_t, R_n, v_hat_n and mu; the Hunt-Crossley slots follow them.
+  s.ncp = config.contact_approximation == ContactApproximation::Sap ? kConHcStiffness : kNumContactParams;
   s.nv = m.nv;
   s.nv_pad = m.nv_pad;
   s.ncmax = max_rigid_contact;
@@ -101,6 +103,9 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
     throw std::invalid_argument("SolverSAP: max_rigid_contact must be >= 0, got " + std::to_string(max_rigid_contact));
   if (nworld <= 0) throw std::invalid_argument("SolverSAP: nworld must be positive, got " + std::to_string(nworld));
   if (model.nv == 0) throw std::invalid_argument("SolverSAP: the model has no degrees of freedom");
+  if (model.nv > kMaxJacDof)
+    throw std::invalid_argument("SolverSAP: the model has " + std::to_string(model.nv) + " degrees of freedom, at most " +
+                                std::to_string(kMaxJacDof) + " are supported (16-bit Jacobian dof indices)");
   model_.validate();
   storage_ = ModelStorage(model_, ctx.backend());
   DataLayout layout;  // storage by need; values unchanged (DataLayout, docs/gpu.md)
@@ -114,15 +119,23 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
       FreeMotionOnChip::layout(model_.nv, model_.nbody, model_.nv_pad,
                                config_.free_motion_solve_precision == Precision::F32)
           .bytes());
-  const std::size_t newton_bytes = static_cast<std::size_t>(
-      NewtonOnChip::layout(model_.nv_pad, config_.contact_linear_solve_precision == Precision::F32).bytes());
+  SolveSizes sizes = solve_sizes(model_, max_rigid_contact, config_);
+  const bool linear_f32 = config_.contact_linear_solve_precision == Precision::F32;
+  auto newton_bytes = [&](bool rows) {
+    return static_cast<std::size_t>(
+        NewtonOnChip::layout(model_.nv_pad, linear_f32, rows, sizes.nrow(), sizes.nG()).bytes());
+  };
   const std::size_t budget = static_cast<std::size_t>(config_.on_chip_bytes);
   const bool free_motion_on_chip = free_motion_bytes <= budget;
-  const bool newton_on_chip = config_.linear_solver == LinearSolver::Cholesky && newton_bytes <= budget;
+  const bool fused = config_.linear_solver == LinearSolver::Cholesky;
+  const bool newton_on_chip = fused && newton_bytes(false) <= budget;
+  const bool rows_on_chip = fused && newton_bytes(true) <= budget;
   layout.free_motion_on_chip = free_motion_on_chip;
   layout.chol_on_chip = free_motion_on_chip && newton_on_chip;
-  SolveSizes sizes = solve_sizes(model_, max_rigid_contact, config_.max_iterations);
   sizes.nH = newton_on_chip ? 0 : model_.nv_pad * model_.nv_pad;
+  sizes.rows_global = rows_on_chip ? 0 : 1;
+  // Stage 2 in fp32: its contact Jacobian is stored as cast64(fl32(J)) like the weights.
+  sizes.jac_f32 = config_.sap_contact_weight_precision == Precision::F32 ? 1 : 0;
   solve_ = std::make_unique<SolveData>(sizes, nworld, ctx.backend());
   // Free-motion scratch inside the Newton Hessian H: H is written only by the Newton stage
   // (after constraint setup) and the free-motion scratch is dead after free motion.
@@ -134,6 +147,7 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   launch_ = make_solver_launch(ctx);
   launch_->free_motion_on_chip = free_motion_on_chip;
   launch_->newton_system_on_chip = newton_on_chip;
+  launch_->newton_rows_on_chip = rows_on_chip;
   clock_ = ctx.make_clock(kNumPoints);
   rollout_ = make_rollout_launch(ctx);
   fp64_retries_.assign(static_cast<std::size_t>(nworld), 0);

@@ -46,7 +46,7 @@ std::vector<double> tangential_regularisation(sap::Simulator& sim) {
   const int n = s.con_count.world_to_host(0)[0];
   const std::vector<double> prm = s.con_param.world_to_host(0);
   std::vector<double> rt;
-  for (int c = 0; c < n; ++c) rt.push_back(prm[static_cast<std::size_t>(sap::kNumContactParams * c + sap::kConRt)]);
+  for (int c = 0; c < n; ++c) rt.push_back(prm[static_cast<std::size_t>(s.size().ncp * c + sap::kConRt)]);
   return rt;
 }
 

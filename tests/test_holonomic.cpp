@@ -322,11 +322,14 @@ double objective(Runner& run, const Eigen::VectorXd& v, Eigen::VectorXd* grad, E
   k.s = run.solver.solve_data().view();
   k.p.h = 1e-3;
   k.status = nullptr;
-  CpuTeam team(nullptr);
+  // The Newton system and row buffers in the team's memory, as the fused solve keeps them.
+  k.system_on_chip = k.rows_on_chip = true;
+  std::vector<char> shmem(static_cast<std::size_t>(k.on_chip_layout().bytes()), 0);
+  CpuTeam team(shmem.data());
   const int nv = run.m.nv, w = 0;
   double* vb = k.s.v(w);
   for (int i = 0; i < nv; ++i) vb[i] = v[i];
-  k.jacobian_product(w, team, vb, k.s.vc(w));
+  k.jacobian_product(w, team, vb, k.rows_vc(w, team));
   const RowSums<double> rows = k.evaluate_rows(w, team, 0.0, true, false);
   Eigen::VectorXd u(nv);
   for (int i = 0; i < nv; ++i) u[i] = v[i] - k.d.v_star(w)[i];
@@ -339,7 +342,7 @@ double objective(Runner& run, const Eigen::VectorXd& v, Eigen::VectorXd* grad, E
     const int ld = run.m.nv_pad;
     H->resize(nv, nv);
     for (int i = 0; i < nv; ++i)
-      for (int j = 0; j <= i; ++j) (*H)(i, j) = (*H)(j, i) = k.s.H(w)[i * ld + j];
+      for (int j = 0; j <= i; ++j) (*H)(i, j) = (*H)(j, i) = k.hessian(w, team)[i * ld + j];
   }
   return 0.5 * u.dot(Au) + rows.cost;
 }

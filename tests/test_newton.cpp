@@ -33,13 +33,16 @@ struct ObjectiveProbe {
     k.s = s;
     k.p.h = h;
     k.status = nullptr;
+    // The Newton system and row buffers in the team's memory, as the fused solve keeps them.
+    k.system_on_chip = k.rows_on_chip = true;
+    shmem.assign(static_cast<std::size_t>(k.on_chip_layout().bytes()), 0);
   }
   // Cost, gradient (and Hessian when H != null) at v, world w.
   double evaluate(int w, const Eigen::VectorXd& v, Eigen::VectorXd* grad, Eigen::MatrixXd* H) {
-    CpuTeam team(nullptr);
+    CpuTeam team(shmem.data());
     double* vb = s.v(w);
     for (int i = 0; i < m.nv; ++i) vb[i] = v[i];
-    k.jacobian_product(w, team, vb, s.vc(w));
+    k.jacobian_product(w, team, vb, k.rows_vc(w, team));
     const RowSums<double> rows = k.evaluate_rows(w, team, 0.0, true, false);
     Eigen::VectorXd u(m.nv);
     for (int i = 0; i < m.nv; ++i) u[i] = v[i] - d.view().v_star(w)[i];
@@ -52,7 +55,7 @@ struct ObjectiveProbe {
       const int ld = m.nv_pad;
       H->resize(m.nv, m.nv);
       for (int i = 0; i < m.nv; ++i)
-        for (int j = 0; j <= i; ++j) (*H)(i, j) = (*H)(j, i) = s.H(w)[i * ld + j];
+        for (int j = 0; j <= i; ++j) (*H)(i, j) = (*H)(j, i) = k.hessian(w, team)[i * ld + j];
     }
     return 0.5 * u.dot(Au) + rows.cost;
   }

@@ -145,9 +145,9 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
     "line search along the Newton direction (docs/sap-math.md)")                                               \
   X(linear_solver, LinearSolver, LinearSolver::Cholesky, SAP_ANY_VALUE, "",                                    \
     "our fused envelope Cholesky, or the library reference of a split Newton loop (docs/gpu.md)")              \
-  X(on_chip_bytes, int, 16384, x >= 0 && x <= 200000, "an integer in [0, 200000]",                           \
-    "per-world bytes of team shared memory for the free-motion and Newton working sets; larger ones, "        \
-    "and all with 0, stay in global memory (docs/gpu.md)")                                                    \
+  X(on_chip_bytes, int, 14080, x >= 0 && x <= 200000, "an integer in [0, 200000]",                           \
+    "per-world bytes of team shared memory for the free-motion and Newton working sets (larger ones, and "    \
+    "all with 0, stay in global memory); 14080 keeps 16 worlds on an H100 SM (docs/gpu.md)")                  \
   X(max_iterations, int, 100, x >= 1 && x <= SAP_MAX_COUNT, "an integer in [1, 1000000]",                      \
     "Newton iterations per step")                                                                              \
   X(line_search_max_iterations, int, c.line_search_variant == LineSearchVariant::ExactRoot ? 100 : 40,         \
@@ -175,6 +175,9 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
   X(equality_near_rigid_threshold, double, 0.1, x >= 0, "a number >= 0",                                       \
     "beta of equality-constraint rows (coupler, connect, weld; Drake's)")                                     \
   /* Robustness */                                                                                            \
+  X(record_cost_trace, bool, false, SAP_ANY_VALUE, "",                                                         \
+    "diagnostics: keep the cost at every Newton iterate (StepDiagnostics::cost_trace; 8 (max_iterations + 1) "  \
+    "bytes per world)")                                                                                       \
   X(fp64_retry, bool, true, SAP_ANY_VALUE, "",                                                                 \
     "a world whose step with fp32 stages fails (factorisation, line search) repeats it in fp64 (docs/solver.md)")
 // clang-format on

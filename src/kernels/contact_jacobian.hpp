@@ -158,8 +158,8 @@ struct ConstraintSetupKernel {
     const Vec3<S> r1 = p1 - Vec3<S>::load(d.xpos(w) + 3 * m.body_rootid[b1]);
     const double* cdof = d.cdof(w);
     int d0 = body_last_dof(m, b0), d1 = body_last_dof(m, b1);
-    int* jdof = s.con_jac_dof(w) + s.size.njac * c;
-    double* jval = s.con_jac_val(w) + 3 * s.size.njac * c;
+    JacDof* jdof = s.contact_dofs(w, c);
+    const JacValuesOut jval = s.contact_jac(w, c);  // fp32 storage when Sw is (cast64(fl32(J)))
     int nj = 0;
     while (d0 >= 0 || d1 >= 0) {
       const int dof = d0 > d1 ? d0 : d1;
@@ -173,8 +173,8 @@ struct ConstraintSetupKernel {
         d0 = m.dof_parentid[d0];
       }
       const Vec3<S> jc{{dot(t1, vel), dot(t2, vel), dot(n, vel)}};
-      jdof[nj] = dof;
-      jc.store(jval + 3 * nj);
+      jdof[nj] = static_cast<JacDof>(dof);
+      for (int r = 0; r < 3; ++r) jval.set(3 * nj + r, jc[r]);
       ++nj;
     }
     s.con_jac_n(w)[c] = nj;
@@ -203,7 +203,7 @@ struct ConstraintSetupKernel {
     const S R_compliant = S(1) / (h * k * (h + tau_d));  // 0 for a rigid (infinite) k
     S R_n = max_(R_nr, R_compliant);
     if (!(R_n > S(0))) R_n = S(1e-12) * weight;  // rigid contact without a near-rigid floor
-    double* prm = s.con_param(w) + kNumContactParams * c;
+    double* prm = s.con_param(w) + s.size.ncp * c;
     prm[kConRt] = p.config.sigma * weight;
     prm[kConRn] = R_n;
     prm[kConVhatN] = -phi / (h + tau_d);
@@ -228,14 +228,14 @@ struct ConstraintSetupKernel {
     const S d_hc = contacts.hc_dissipation(w)[c];
     if (!isfinite_(d_hc) || d_hc < S(0)) return false;
     const int nj = s.con_jac_n(w)[c];
-    const int* jdof = s.con_jac_dof(w) + s.size.njac * c;
-    const double* jval = s.con_jac_val(w) + 3 * s.size.njac * c;
+    const JacDof* jdof = s.contact_dofs(w, c);
+    const JacValues jval = s.contact_jac(w, c);
     const double* v0 = state_in.qvel(w);
     S vn0 = S(0);
     for (int e = 0; e < nj; ++e) vn0 += jval[3 * e + 2] * v0[jdof[e]];
     const S fe0 = -k_hc * phi;
     const S n0 = max_(S(0), h * fe0) * max_(S(0), S(1) - d_hc * vn0);
-    double* prm = s.con_param(w) + kNumContactParams * c;
+    double* prm = s.con_param(w) + s.size.ncp * c;
     prm[kConHcStiffness] = k_hc;
     prm[kConHcDissipation] = d_hc;
     prm[kConHcFe0] = fe0;
@@ -250,7 +250,7 @@ struct ConstraintSetupKernel {
   // with rotation Q (body frame -> parent frame) the columns become J Q^T and the diagonal
   // that of Q A_block Q^T. All other dofs use diag(A) directly.
   template <class S>
-  SAP_HD void diag_delassus(int w, const int* jdof, const double* jval, int nj, S* W) const {
+  SAP_HD void diag_delassus(int w, const JacDof* jdof, const JacValues jval, int nj, S* W) const {
     for (int k = 0; k < 6; ++k) W[k] = S(0);
     const double* A = d.A(w);
     const int ld = m.nv_pad;
@@ -288,7 +288,7 @@ struct ConstraintSetupKernel {
         e += 3;
         continue;
       }
-      accumulate(Vec3<S>::load(jval + 3 * e), S(A[dof * ld + dof]));
+      accumulate(Vec3<S>{{S(jval[3 * e]), S(jval[3 * e + 1]), S(jval[3 * e + 2])}}, S(A[dof * ld + dof]));
       ++e;
     }
   }

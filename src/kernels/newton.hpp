@@ -34,14 +34,21 @@ struct RowSums {
 // iteration's matrix work (assembly, factorisation, solves) then touches no DRAM; values and
 // arithmetic are those of the global buffers (docs/gpu.md, "working set on chip").
 struct NewtonOnChip {
-  long long H = 0, chol = 0, first = 0, doubles = 0;
-  SAP_HDI static NewtonOnChip layout(int ld, bool f32) {
+  long long H = 0, chol = 0, first = 0, vc = 0, dvc = 0, G = 0, doubles = 0;
+  // rows: also the per-iteration row buffers vc, dvc (nrow) and G (nG), after the system.
+  SAP_HDI static NewtonOnChip layout(int ld, bool f32, bool rows, int nrow, int nG) {
     NewtonOnChip o;
     const long long nchol = static_cast<long long>(ld) * (ld + 1);
     o.H = 0;
     o.chol = static_cast<long long>(ld) * ld;
     o.first = o.chol + (f32 ? (nchol + 1) / 2 : nchol);
     o.doubles = o.first + (ld + 1) / 2;
+    if (rows) {
+      o.vc = o.doubles;
+      o.dvc = o.vc + nrow;
+      o.G = o.dvc + nrow;
+      o.doubles = o.G + nG;
+    }
     return o;
   }
   long long bytes() const { return 8 * doubles; }
@@ -57,27 +64,44 @@ struct SapSolveKernel {
   DataView d;   // in: A, v_star; scratch: chol, chol_first (the factor of H)
   SolveView s;  // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
   int* status;  // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
-  // H, the factor and its envelope in the team's shared memory (NewtonOnChip, the fused
-  // kernel launched with its bytes) instead of s.H, d.chol and d.chol_first.
+  // H, the factor and its envelope (system_on_chip) and the row buffers vc, dvc, G
+  // (rows_on_chip, only with the system) in the team's shared memory (NewtonOnChip, the fused
+  // kernel launched with its bytes) instead of s.H, d.chol, d.chol_first, s.vc, s.dvc, s.G.
   bool system_on_chip = false;
+  bool rows_on_chip = false;
 
-  // Where the Newton system of world w lives (global arrays, or the team's shared memory).
+  // Where the Newton system and row buffers of world w live (global arrays, or the team's
+  // shared memory).
+  SAP_HDI NewtonOnChip on_chip_layout() const {
+    return NewtonOnChip::layout(m.nv_pad, linear_f32(), rows_on_chip, s.size.nrow(), s.size.nG());
+  }
+  template <class Team>
+  SAP_HD double* on_chip(Team& team, long long offset) const {
+    return reinterpret_cast<double*>(team.shared_mem()) + offset;
+  }
   template <class Team>
   SAP_HD double* hessian(int w, Team& team) const {
-    return system_on_chip ? reinterpret_cast<double*>(team.shared_mem()) + NewtonOnChip::layout(m.nv_pad, linear_f32()).H
-                          : s.H(w);
+    return system_on_chip ? on_chip(team, on_chip_layout().H) : s.H(w);
   }
   template <class Team>
   SAP_HD double* factor(int w, Team& team) const {
-    return system_on_chip
-               ? reinterpret_cast<double*>(team.shared_mem()) + NewtonOnChip::layout(m.nv_pad, linear_f32()).chol
-               : d.chol(w);
+    return system_on_chip ? on_chip(team, on_chip_layout().chol) : d.chol(w);
   }
   template <class Team>
   SAP_HD int* envelope(int w, Team& team) const {
-    return system_on_chip ? reinterpret_cast<int*>(reinterpret_cast<double*>(team.shared_mem()) +
-                                                   NewtonOnChip::layout(m.nv_pad, linear_f32()).first)
-                          : d.chol_first(w);
+    return system_on_chip ? reinterpret_cast<int*>(on_chip(team, on_chip_layout().first)) : d.chol_first(w);
+  }
+  template <class Team>
+  SAP_HD double* rows_vc(int w, Team& team) const {
+    return rows_on_chip ? on_chip(team, on_chip_layout().vc) : s.vc(w);
+  }
+  template <class Team>
+  SAP_HD double* rows_dvc(int w, Team& team) const {
+    return rows_on_chip ? on_chip(team, on_chip_layout().dvc) : s.dvc(w);
+  }
+  template <class Team>
+  SAP_HD double* rows_G(int w, Team& team) const {
+    return rows_on_chip ? on_chip(team, on_chip_layout().G) : s.G(w);
   }
   SAP_HDI bool linear_f32() const { return p.config.contact_linear_solve_precision == Precision::F32; }
 
@@ -88,8 +112,8 @@ struct SapSolveKernel {
     const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
     for (int c = team.rank(); c < nc; c += team.size()) {
       const int nj = s.con_jac_n(w)[c];
-      const int* dof = s.con_jac_dof(w) + s.size.njac * c;
-      const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+      const JacDof* dof = s.contact_dofs(w, c);
+      const JacValues val = s.contact_jac(w, c);
       So a = So(0), b = So(0), e = So(0);
       for (int k = 0; k < nj; ++k) {
         const So xk = So(x[dof[k]]);
@@ -123,8 +147,9 @@ struct SapSolveKernel {
   SAP_HD RowSums<So> evaluate_rows(int w, Team& team, So alpha, bool store, bool want_hessian) const {
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
     const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
-    const double* vc = s.vc(w);
-    const double* dvc = s.dvc(w);
+    const double* vc = rows_vc(w, team);
+    const double* dvc = rows_dvc(w, team);
+    double* G_rows = rows_G(w, team);
     RowSums<So> sum{So(0), So(0), So(0)};
     for (int c = team.rank(); c < nc; c += team.size()) {
       So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
@@ -143,7 +168,7 @@ struct SapSolveKernel {
       }
       if (store) {
         for (int k = 0; k < 3; ++k) s.gamma(w)[3 * c + k] = double(gamma[k]);
-        for (int k = 0; k < 6; ++k) s.G(w)[6 * c + k] = double(G[k]);
+        for (int k = 0; k < 6; ++k) G_rows[6 * c + k] = double(G[k]);
       }
     }
     for (int r = team.rank(); r < nl; r += team.size()) {
@@ -156,7 +181,7 @@ struct SapSolveKernel {
       sum.dvc_G_dvc += dx * G * dx;
       if (store) {
         s.gamma(w)[lim0 + r] = double(gamma);
-        s.G(w)[s.size.limit_G(r)] = double(G);
+        G_rows[s.size.limit_G(r)] = double(G);
       }
     }
     for (int r = team.rank(); r < npd; r += team.size()) {
@@ -171,7 +196,7 @@ struct SapSolveKernel {
       sum.dvc_G_dvc += dx * G * dx;
       if (store) {
         s.gamma(w)[pd0 + r] = double(gamma);
-        s.G(w)[s.size.pd_G(r)] = double(G);
+        G_rows[s.size.pd_G(r)] = double(G);
       }
     }
     const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
@@ -192,7 +217,7 @@ struct SapSolveKernel {
       sum.dvc_G_dvc += dx * G * dx;
       if (store) {
         s.gamma(w)[hol0 + r] = double(gamma);
-        s.G(w)[s.size.hol_G(r)] = double(G);
+        G_rows[s.size.hol_G(r)] = double(G);
       }
     }
     sum.cost = team.reduce_sum(sum.cost);
@@ -203,7 +228,7 @@ struct SapSolveKernel {
 
   // One contact's cost, impulse and Hessian at vc = x, in the model of contact_approximation.
   SAP_HD void evaluate_contact(int w, int c, const So* x, So* gamma, So* cost, So* G, bool want_hessian) const {
-    const double* prm = s.con_param(w) + kNumContactParams * c;
+    const double* prm = s.con_param(w) + s.size.ncp * c;
     const ContactApproximation model = p.config.contact_approximation;
     if (model == ContactApproximation::Sap) {
       const FrictionConeParams<So> cp{So(prm[kConRt]), So(prm[kConRn]), So(prm[kConVhatN]), So(prm[kConMu])};
@@ -244,8 +269,8 @@ struct SapSolveKernel {
       for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
       for (int c = 0; c < nc; ++c) {
         const int nj = s.con_jac_n(w)[c];
-        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
-        const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+        const JacDof* dof = s.contact_dofs(w, c);
+        const JacValues val = s.contact_jac(w, c);
         for (int k = 0; k < nj; ++k)
           jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[3 * k]) * So(gamma[3 * c]) +
                                So(val[3 * k + 1]) * So(gamma[3 * c + 1]) + So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
@@ -270,8 +295,8 @@ struct SapSolveKernel {
       double acc = 0;
       for (int c = 0; c < nc; ++c) {
         const int nj = s.con_jac_n(w)[c];
-        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
-        const double* val = s.con_jac_val(w) + 3 * s.size.njac * c;
+        const JacDof* dof = s.contact_dofs(w, c);
+        const JacValues val = s.contact_jac(w, c);
         for (int k = 0; k < nj && dof[k] >= i; ++k)
           if (dof[k] == i)
             acc = double(So(acc) + So(val[3 * k]) * So(gamma[3 * c]) + So(val[3 * k + 1]) * So(gamma[3 * c + 1]) +
@@ -309,8 +334,9 @@ struct SapSolveKernel {
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
     const double* A = d.A(w);
     double* H = hessian(w, team);
+    const double* G_rows = rows_G(w, team);
     // J_a^T G J_b for the entries a <= b of one contact (r = G J_a, then r . J_b).
-    auto add_contact_row = [&](const double* G, const int* dof, const double* val, int a, int nj) {
+    auto add_contact_row = [&](const double* G, const JacDof* dof, const JacValues val, int a, int nj) {
       const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
       const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
       const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
@@ -326,23 +352,23 @@ struct SapSolveKernel {
     };
     auto add_diagonal = [&](int i) {
       for (int r = 0; r < nl; ++r)
-        if (s.lim_dof(w)[r] == i) H[i * ld + i] += s.G(w)[s.size.limit_G(r)];
+        if (s.lim_dof(w)[r] == i) H[i * ld + i] += G_rows[s.size.limit_G(r)];
       for (int r = 0; r < npd; ++r)
-        if (s.pd_dof(w)[r] == i) H[i * ld + i] += s.G(w)[s.size.pd_G(r)];
+        if (s.pd_dof(w)[r] == i) H[i * ld + i] += G_rows[s.size.pd_G(r)];
     };
     if (team.size() == 1) {
       for (int i = 0; i < ld; ++i)
         for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
       for (int c = 0; c < nc; ++c) {
-        const double* G = s.G(w) + 6 * c;
+        const double* G = G_rows + 6 * c;
         if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
         const int nj = s.con_jac_n(w)[c];
         for (int a = 0; a < nj; ++a)
-          add_contact_row(G, s.con_jac_dof(w) + s.size.njac * c, s.con_jac_val(w) + 3 * s.size.njac * c, a, nj);
+          add_contact_row(G, s.contact_dofs(w, c), s.contact_jac(w, c), a, nj);
       }
       for (int i = 0; i < nv; ++i) add_diagonal(i);
       for (int r = 0; r < nh; ++r) {
-        const So G = So(s.G(w)[s.size.hol_G(r)]);
+        const So G = So(G_rows[s.size.hol_G(r)]);
         if (G == So(0)) continue;
         const int nj = s.hol_jac_n(w)[r];
         for (int a = 0; a < nj; ++a)
@@ -354,16 +380,16 @@ struct SapSolveKernel {
       for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
       if (i >= nv) continue;
       for (int c = 0; c < nc; ++c) {
-        const double* G = s.G(w) + 6 * c;
+        const double* G = G_rows + 6 * c;
         if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;
         const int nj = s.con_jac_n(w)[c];
-        const int* dof = s.con_jac_dof(w) + s.size.njac * c;
+        const JacDof* dof = s.contact_dofs(w, c);
         for (int a = 0; a < nj && dof[a] >= i; ++a)
-          if (dof[a] == i) add_contact_row(G, dof, s.con_jac_val(w) + 3 * s.size.njac * c, a, nj);
+          if (dof[a] == i) add_contact_row(G, dof, s.contact_jac(w, c), a, nj);
       }
       add_diagonal(i);
       for (int r = 0; r < nh; ++r) {
-        const So G = So(s.G(w)[s.size.hol_G(r)]);
+        const So G = So(G_rows[s.size.hol_G(r)]);
         if (G == So(0)) continue;
         const int nj = s.hol_jac_n(w)[r];
         const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
@@ -485,7 +511,7 @@ struct SapSolveKernel {
     const double* v_star = d.v_star(w);
     double* u = s.dp(w);  // v - v*, reused as A dv after the direction is known
     // Cost, impulses and Hessians at v.
-    jacobian_product(w, team, v, s.vc(w));
+    jacobian_product(w, team, v, rows_vc(w, team));
     const RowSums<So> rows = evaluate_rows(w, team, So(0), true, false);
     for (int i = team.rank(); i < nv; i += team.size()) u[i] = v[i] - v_star[i];
     team.sync();
@@ -548,7 +574,7 @@ struct SapSolveKernel {
       return false;
     }
     const So cost = it.cost;
-    jacobian_product(w, team, s.dv(w), s.dvc(w));
+    jacobian_product(w, team, s.dv(w), rows_dvc(w, team));
     const So d0 = dot_nv(w, team, s.grad(w), s.dv(w), false);  // l'(0)
     mul_A(w, team, s.dv(w), u);                                // u <- A dv
     const So a2 = dot_nv(w, team, s.dv(w), u, false);
