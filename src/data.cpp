@@ -41,6 +41,11 @@ Data::Data(const Model& model, int nworld, Backend b, const DataLayout& layout) 
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
   if (layout.mass_matrix_in_A) M.allocate(b, nworld, 0);
+  if (layout.A_fp32) {
+    if (!layout.mass_matrix_in_A) throw std::invalid_argument("DataLayout: A_fp32 needs mass_matrix_in_A");
+    A.allocate(b, nworld, 0);
+    A32.allocate(b, nworld, static_cast<std::size_t>(nv_pad) * static_cast<std::size_t>(nv_pad));
+  }
   if (layout.chol_fp32) {  // nv_pad (nv_pad + 1) floats, in whole doubles
     const std::size_t nf = static_cast<std::size_t>(nv_pad) * static_cast<std::size_t>(nv_pad + 1);
     chol.allocate(b, nworld, (nf + 1) / 2);
@@ -78,6 +83,7 @@ DataView Data::view() {
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
   if (layout_.mass_matrix_in_A) v.M = A.slab();
+  v.A_f32 = layout_.A_fp32 ? 1 : 0;
   auto carve = [&](Slab<double>& slab, long long off) {
     if (off >= 0) slab = {layout_.scratch.ptr + off, layout_.scratch.stride};
   };

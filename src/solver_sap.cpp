@@ -110,6 +110,7 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   storage_ = ModelStorage(model_, ctx.backend());
   DataLayout layout;  // storage by need; values unchanged (DataLayout, docs/gpu.md)
   layout.mass_matrix_in_A = true;
+  layout.A_fp32 = config_.free_motion_solve_precision == Precision::F32;  // A's entries are fp32 values
   layout.chol_fp32 = config_.free_motion_solve_precision == Precision::F32 &&
                      config_.contact_linear_solve_precision == Precision::F32;
   // Working sets on chip (team shared memory) when they fit config_.on_chip_bytes: the

@@ -11,6 +11,14 @@
 
 namespace sap {
 
+// Values stored in fp64 or in fp32 (exactly the values an fp32 stage produced), read as fp64:
+// the per-world arrays whose writer may run in fp32 keep half the bytes then (docs/gpu.md).
+struct RealValues {
+  const double* f64 = nullptr;
+  const float* f32 = nullptr;
+  SAP_HDI double operator[](long long k) const { return f32 ? double(f32[k]) : f64[k]; }
+};
+
 // A world-major slab: element block of world w starts at ptr + w * stride.
 template <class T>
 struct Slab {
@@ -111,6 +119,7 @@ class Control {
   X(qfrc_bias, double, nv)      /* Coriolis, centrifugal, gravity (RNEA, as MuJoCo) */   \
   X(qfrc_spring, double, nv)    /* -stiffness (q - springref) */                         \
   X(A, double, nv_pad * nv_pad) /* M + h D, padded with identity */                      \
+  X(A32, float, 0)              /* A in fp32 (DataLayout::A_fp32; A is then empty) */    \
   X(v_star, double, nv)                                                                  \
   X(scratch_nv, double, nv)                                                              \
   X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */ \
@@ -126,6 +135,11 @@ struct DataView {
 #define SAP_X(name, type, count) Slab<type> name;
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
+  int A_f32 = 0;  // A lives in A32 (DataLayout::A_fp32)
+  SAP_HDI RealValues A_values(int w) const {
+    if (A_f32) return {nullptr, A32(w)};
+    return {A(w), nullptr};
+  }
 };
 
 // Storage choices of a Data that leave every computed value unchanged (docs/gpu.md, memory):
@@ -141,6 +155,9 @@ struct DataView {
 //                     per-world region that is dead during free motion (the solver's Newton
 //                     Hessian H, written only after constraint setup). Such arrays then hold
 //                     garbage after the step. Empty region: none.
+//   A_fp32            A = M + h D (with M in its storage) is stored in fp32, in A32: the
+//                     free-motion stage runs in fp32, so every entry is an fp32 value; readers
+//                     see the same values (DataView::A_values). Needs mass_matrix_in_A.
 //   free_motion_on_chip  the free-motion scratch and the factor of A live in the team's shared
 //                     memory (FreeMotionOnChip): those arrays get no per-world storage.
 //   chol_on_chip      chol and chol_first get no per-world storage: every user of the factor
@@ -150,6 +167,7 @@ struct DataLayout {
   bool chol_fp32 = false;
   bool free_motion_on_chip = false;
   bool chol_on_chip = false;
+  bool A_fp32 = false;
   Slab<double> scratch;          // per-world region (ptr, stride in doubles)
   long long scratch_size = 0;    // doubles per world usable in it
 };

@@ -252,7 +252,7 @@ struct ConstraintSetupKernel {
   template <class S>
   SAP_HD void diag_delassus(int w, const JacDof* jdof, const JacValues jval, int nj, S* W) const {
     for (int k = 0; k < 6; ++k) W[k] = S(0);
-    const double* A = d.A(w);
+    const RealValues A = d.A_values(w);
     const int ld = m.nv_pad;
     auto accumulate = [&](const Vec3<S>& jc, S a) {
       const S inv = S(1) / a;
@@ -306,7 +306,7 @@ struct ConstraintSetupKernel {
       const double q0 = state_in.qpos(w)[m.jnt_qposadr[j]];
       const double window = 2.0 * h * max_(abs_(state_in.qvel(w)[dof]), abs_(d.v_star(w)[dof]));
       const double ql = m.jnt_range[2 * j], qu = m.jnt_range[2 * j + 1];
-      const double A_jj = d.A(w)[dof * m.nv_pad + dof];
+      const double A_jj = d.A_values(w)[dof * m.nv_pad + dof];
       const double tau = h;
       const double beta = p.config.limit_near_rigid_threshold;
       const double R = max_(beta * beta / (4 * kPi * kPi) / A_jj, 1.0 / (h * p.config.limit_stiffness * (h + tau)));
@@ -340,7 +340,7 @@ struct ConstraintSetupKernel {
       if (type == kActMotor) continue;
       if (m.actuator_tendonid[u] >= 0) continue;  // servos on tendons: holonomic rows (setup_holonomic)
       const int dof = m.actuator_dofadr[u];
-      pd_row_params(w, u, d.A(w)[dof * m.nv_pad + dof], state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]],
+      pd_row_params(w, u, d.A_values(w)[dof * m.nv_pad + dof], state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]],
                     s.pd_param(w) + kNumPdParams * r);
       s.pd_dof(w)[r] = dof;
       ++r;
@@ -397,7 +397,7 @@ struct ConstraintSetupKernel {
     const int* jdof = s.hol_jac_dof(w) + s.size.nhjac * n0;
     const double* J = s.hol_jac_val(w) + s.size.nhjac * n0;  // row r at J + nhjac * r
     const int stride = s.size.nhjac;
-    const double* A = d.A(w);
+    const RealValues A = d.A_values(w);
     const int ld = m.nv_pad;
     double Wab = 0;
     for (int e = 0; e < nj;) {
@@ -490,7 +490,7 @@ struct ConstraintSetupKernel {
     const double inf = 1e300;  // impulse bound (+inf in fp32)
     const double* qpos = state_in.qpos(w);
     const double* qvel = state_in.qvel(w);
-    const double* A = d.A(w);
+    const RealValues A = d.A_values(w);
     const int ld = m.nv_pad, cap = s.size.nhol;
     int n = 0;
     // Tendon limits: Drake's joint-limit rows on the tendon length (k = limit_stiffness,

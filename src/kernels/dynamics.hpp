@@ -30,28 +30,28 @@ SAP_HD void composite_inertias(const ModelView& m, const double* cinert, double*
 // Row i of the mass matrix (entries on the dof's ancestor chain):
 //   M[i][j] = cdof_j . (crb[body(i)] cdof_i)  for j on the path from i to the root,
 // plus armature on the diagonal. M is symmetric; both triangles are written (ld = nv_pad).
-template <class S>
-SAP_HD void mass_matrix_row(const ModelView& m, const double* cdof, const double* crb, int i, double* M) {
+template <class S, class Out>
+SAP_HD void mass_matrix_row(const ModelView& m, const double* cdof, const double* crb, int i, Out* M) {
   const int ld = m.nv_pad;
-  for (int j = 0; j < m.nv; ++j) M[i * ld + j] = 0;
+  for (int j = 0; j < m.nv; ++j) M[i * ld + j] = Out(0);
   const Vec6<S> F = SpatialInertia<S>::load(crb + 10 * m.dof_bodyid[i]) * Vec6<S>::load(cdof + 6 * i);
   for (int j = i; j >= 0; j = m.dof_parentid[j]) {
     S v = dot(Vec6<S>::load(cdof + 6 * j), F);
     if (j == i) v += S(m.dof_armature[i]);
-    M[i * ld + j] = double(v);
+    M[i * ld + j] = Out(v);
   }
 }
 
 // Upper triangle from the lower (row i's ancestor entries are columns j < i), padding rows
 // and columns set to the identity so that padded Cholesky factors stay well defined.
-template <class S>
-SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, double* M) {
+template <class S, class Out>
+SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, Out* M) {
   const int ld = m.nv_pad;
   if (i < m.nv) {
     for (int j = i + 1; j < m.nv; ++j) M[i * ld + j] = M[j * ld + i];
-    for (int j = m.nv; j < ld; ++j) M[i * ld + j] = 0;
+    for (int j = m.nv; j < ld; ++j) M[i * ld + j] = Out(0);
   } else {
-    for (int j = 0; j < ld; ++j) M[i * ld + j] = (i == j) ? 1.0 : 0.0;
+    for (int j = 0; j < ld; ++j) M[i * ld + j] = (i == j) ? Out(1) : Out(0);
   }
 }
 

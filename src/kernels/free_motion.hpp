@@ -105,6 +105,34 @@ struct FreeMotionKernel {
     return v;
   }
 
+  // M (rows in parallel, then symmetrised) and A = M + h D, plus tendon damping h b J_t^T J_t,
+  // in storage T (M and A may share it: A[ij] is computed from M[ij] only).
+  template <class Team, class T>
+  SAP_HD void assemble_A(int w, Team& team, const DataView& dw, T* M, T* A) const {
+    const int nv = m.nv, ld = m.nv_pad;
+    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), dw.crb(w), i, M);
+    team.sync();
+    for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
+    team.sync();
+    for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
+      const int i = idx / ld, j = idx % ld;
+      A[idx] = (i == j && i < nv) ? T(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
+    }
+    team.sync();
+    if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: tendon damping in A (a scatter)
+      for (int t = 0; t < m.ntendon; ++t) {  // h b J_t^T J_t (both triangles: A is full)
+        if (m.tendon_damping[t] == 0) continue;
+        const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+        for (int a = adr; a < adr + num; ++a)
+          for (int b = adr; b < adr + num; ++b) {
+            const int idx = m.jnt_dofadr[m.wrap_jntid[a]] * ld + m.jnt_dofadr[m.wrap_jntid[b]];
+            A[idx] = T(S(A[idx]) + S(h) * S(m.tendon_damping[t]) * S(m.wrap_coef[a]) * S(m.wrap_coef[b]));
+          }
+      }
+    }
+    if (m.ntendon > 0) team.sync();
+  }
+
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
@@ -157,33 +185,16 @@ struct FreeMotionKernel {
       }
     }
     team.sync();
-    double* M = d.M(w);
-    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), dw.crb(w), i, M);
-    team.sync();
-    for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
-    team.sync();
-    double* A = d.A(w);
-    for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
-      const int i = idx / ld, j = idx % ld;
-      A[idx] = (i == j && i < nv) ? double(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
-    }
-    team.sync();
-    if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: tendon damping in A (a scatter)
-      for (int t = 0; t < m.ntendon; ++t) {  // h b J_t^T J_t (both triangles: A is full)
-        if (m.tendon_damping[t] == 0) continue;
-        const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-        for (int a = adr; a < adr + num; ++a)
-          for (int b = adr; b < adr + num; ++b) {
-            const int idx = m.jnt_dofadr[m.wrap_jntid[a]] * ld + m.jnt_dofadr[m.wrap_jntid[b]];
-            A[idx] = double(S(A[idx]) + S(h) * S(m.tendon_damping[t]) * S(m.wrap_coef[a]) * S(m.wrap_coef[b]));
-          }
-      }
-    }
-    if (m.ntendon > 0) team.sync();
     // Factor A once in precision S; each pass solves A a = k0 - bias and sets v* = v + h a.
     S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
-    cholesky_load<S>(team, A, L, nv, ld);
+    if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
+      assemble_A(w, team, dw, d.A32(w), d.A32(w));
+      cholesky_load<S>(team, d.A32(w), L, nv, ld);
+    } else {
+      assemble_A(w, team, dw, d.M(w), d.A(w));
+      cholesky_load<S>(team, d.A(w), L, nv, ld);
+    }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
       if (pass > 0) {

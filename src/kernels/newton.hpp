@@ -243,13 +243,16 @@ struct SapSolveKernel {
   // out = A x (rows in parallel).
   template <class Team>
   SAP_HD void mul_A(int w, Team& team, const double* x, double* out) const {
-    const double* A = d.A(w);
     const int nv = m.nv, ld = m.nv_pad;
-    for (int i = team.rank(); i < nv; i += team.size()) {
-      So acc = So(0);
-      for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
-      out[i] = double(acc);
-    }
+    auto rows = [&](const auto* A) {  // A's storage type outside the loops (fp32: DataLayout::A_fp32)
+      for (int i = team.rank(); i < nv; i += team.size()) {
+        So acc = So(0);
+        for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
+        out[i] = double(acc);
+      }
+    };
+    if (d.A_f32) rows(d.A32(w));
+    else rows(d.A(w));
     team.sync();
   }
 
@@ -332,7 +335,7 @@ struct SapSolveKernel {
   SAP_HD void assemble_hessian(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
-    const double* A = d.A(w);
+    const RealValues A = d.A_values(w);
     double* H = hessian(w, team);
     const double* G_rows = rows_G(w, team);
     // J_a^T G J_b for the entries a <= b of one contact (r = G J_a, then r . J_b).
@@ -452,7 +455,7 @@ struct SapSolveKernel {
     So acc = So(0);
     for (int i = team.rank(); i < m.nv; i += team.size()) {
       const So t = So(a[i]) * So(b[i]);
-      acc += scaled ? t / So(d.A(w)[i * m.nv_pad + i]) : t;
+      acc += scaled ? t / So(d.A_values(w)[i * m.nv_pad + i]) : t;
     }
     return team.reduce_sum(acc);
   }
@@ -526,7 +529,7 @@ struct SapSolveKernel {
     So av2 = So(0);
     for (int i = team.rank(); i < nv; i += team.size()) {
       const So av = So(s.Au(w)[i]) + So(s.Avstar(w)[i]);
-      av2 += av * av / So(d.A(w)[i * m.nv_pad + i]);
+      av2 += av * av / So(d.A_values(w)[i * m.nv_pad + i]);
     }
     av2 = team.reduce_sum(av2);
     const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
