@@ -77,6 +77,12 @@ Data::Data(const Model& model, int nworld, Backend b, const DataLayout& layout) 
   }
 }
 
+std::vector<double> Data::A_to_host() const {
+  if (!layout_.A_fp32) return A.buffer().to_host();
+  const std::vector<float> a = A32.buffer().to_host();
+  return std::vector<double>(a.begin(), a.end());
+}
+
 DataView Data::view() {
   DataView v;
 #define SAP_X(name, type, count) v.name = name.slab();

@@ -47,7 +47,7 @@ inline StepRecord record_step(Simulator& sim) {
   r.ld = sim.scene().model.nv_pad;
   r.qpos = sim.state().qpos.buffer().to_host();
   r.qvel = sim.state().qvel.buffer().to_host();
-  r.A = sim.solver().data().A.buffer().to_host();
+  r.A = sim.solver().data().A_to_host();
   r.v_star = sim.solver().data().v_star.buffer().to_host();
   r.diag = sim.solver().diagnostics();
   return r;

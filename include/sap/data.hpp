@@ -182,6 +182,8 @@ class Data {
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
   DataView view();
+  // A of every world as fp64 values, world-major (nv_pad^2 per world), from A or A32.
+  std::vector<double> A_to_host() const;
 
  private:
   int nworld_ = 0;
