@@ -166,6 +166,7 @@ struct RunResult {
   long long mem_total = -1, mem_solver_data = 0, mem_solver_solve = 0, mem_largest = 0;
   std::string mem_largest_name;
   std::vector<std::pair<std::string, long long>> mem_detail;  // Simulator::buffer_bytes_per_world
+  std::vector<std::pair<std::string, long long>> on_chip;     // SolverSAP::on_chip_bytes_per_world
 };
 
 long long memory_available_bytes() {
@@ -229,6 +230,7 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
       live[n - 1] = buffer_bytes_live(b) - before;
       if (n == 2) {
         r.mem_detail = probe.buffer_bytes_per_world();
+        r.on_chip = probe.solver().on_chip_bytes_per_world();
         for (const auto& [name, bytes] : r.mem_detail) {
           if (name.rfind("data.", 0) == 0) r.mem_solver_data += bytes;
           else if (name.rfind("solve.", 0) == 0 || name.rfind("solver.", 0) == 0 || name.rfind("fp64.", 0) == 0)
@@ -397,6 +399,9 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
     nlohmann::json arrays = nlohmann::json::object();
     for (const auto& [name, bytes] : r.mem_detail) arrays[name] = bytes;
     j["memory_per_world"]["arrays"] = arrays;
+    nlohmann::json on_chip = nlohmann::json::object();
+    for (const auto& [name, bytes] : r.on_chip) on_chip[name] = bytes;
+    j["memory_per_world"]["on_chip_bytes"] = on_chip;
   }
   j["host_rss_growth_mib"] = r.rss_growth >= 0 ? nlohmann::json(static_cast<double>(r.rss_growth) / 1048576.0)
                                                : nlohmann::json(nullptr);
@@ -572,6 +577,12 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
                 mem["total_bytes"].get<long long>(), mem["solver_workspace_bytes"].get<long long>(),
                 mem["constraint_buffers_bytes"].get<long long>(), mem["other_bytes"].get<long long>(),
                 mem["largest_array"].get<std::string>().c_str(), mem["largest_array_bytes"].get<long long>());
+    if (mem.contains("on_chip_bytes")) {
+      std::printf("  on chip       per world, team shared memory (not in the bytes above):");
+      for (auto it = mem["on_chip_bytes"].begin(); it != mem["on_chip_bytes"].end(); ++it)
+        std::printf(" %s %lld", it.key().c_str(), it.value().get<long long>());
+      std::printf("\n");
+    }
     if (o.memory_detail && mem.contains("arrays"))
       for (auto it = mem["arrays"].begin(); it != mem["arrays"].end(); ++it)
         std::printf("    %-32s %8lld\n", it.key().c_str(), it.value().get<long long>());

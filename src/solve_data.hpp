@@ -163,6 +163,14 @@ struct SolveView {
     if (size.jac_f32) return {nullptr, con_jac_val32(w) + off};
     return {con_jac_val(w) + off, nullptr};
   }
+  // f(val) with contact c's Jacobian values as a typed pointer (const float* or const double*):
+  // the storage type is resolved once per contact, not per entry (the entry loops stay plain).
+  template <class F>
+  SAP_HDI void with_contact_jac(int w, int c, F&& f) const {
+    const long long off = 3LL * size.njac * c;
+    if (size.jac_f32) f(static_cast<const float*>(con_jac_val32(w) + off));
+    else f(static_cast<const double*>(con_jac_val(w) + off));
+  }
   SAP_HDI JacDof* contact_dofs(int w, int c) const { return con_jac_dof(w) + static_cast<long long>(size.njac) * c; }
 };
 

@@ -149,6 +149,8 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   launch_->free_motion_on_chip = free_motion_on_chip;
   launch_->newton_system_on_chip = newton_on_chip;
   launch_->newton_rows_on_chip = rows_on_chip;
+  free_motion_on_chip_bytes_ = free_motion_on_chip ? static_cast<long long>(free_motion_bytes) : 0;
+  newton_on_chip_bytes_ = newton_on_chip ? static_cast<long long>(newton_bytes(rows_on_chip)) : 0;
   clock_ = ctx.make_clock(kNumPoints);
   rollout_ = make_rollout_launch(ctx);
   fp64_retries_.assign(static_cast<std::size_t>(nworld), 0);
@@ -177,6 +179,10 @@ std::vector<std::pair<std::string, long long>> SolverSAP::buffer_bytes_per_world
   if (solver64_)
     for (const auto& [name, bytes] : solver64_->buffer_bytes_per_world()) out.emplace_back("fp64." + name, bytes);
   return out;
+}
+
+std::vector<std::pair<std::string, long long>> SolverSAP::on_chip_bytes_per_world() const {
+  return {{"free_motion", free_motion_on_chip_bytes_}, {"newton", newton_on_chip_bytes_}};
 }
 
 bool SolverSAP::fp64_retry_active() const {

@@ -204,6 +204,16 @@ def main():
 
     usage = ptxas_usage(a.build)
     names = list(usage)
+    # Dynamic shared memory per world of the stages that keep their working set on chip (the
+    # free-motion scratch and factor, the fused Newton system and rows), for the report's scene.
+    on_chip = (memory_report(a.build, a.scene) or {}).get("on_chip_bytes", {})
+
+    def dynamic_smem(name):
+        if "FreeMotionKernel" in name:
+            return on_chip.get("free_motion", 0)
+        if "SapSolveKernel" in name and "Newton" not in name:
+            return on_chip.get("newton", 0)
+        return 0
     rows = []
     for mangled, d in zip(names, demangle(names)):
         name, kind = short_name(d)
@@ -213,17 +223,19 @@ def main():
         u = usage[mangled]
         per_block = a.worlds_per_block if kind == "warp" else 1
         threads = a.lanes * per_block if kind in ("warp", "team") else FLAT_THREADS
-        blocks, warps, limiter = residency(u["regs"], u["smem"], threads)
+        dyn = dynamic_smem(name)
+        blocks, warps, limiter = residency(u["regs"], u["smem"] + dyn * per_block, threads)
         worlds = blocks * per_block if kind in ("warp", "team") else None
-        rows.append((kind, name, u, threads, blocks, warps, worlds, limiter))
+        rows.append((kind, name, u, threads, blocks, warps, worlds, limiter, dyn))
     rows.sort(key=lambda r: (r[0] not in ("warp", "team"), r[1]))
     out = ["| kernel | launch | regs/thread | stack B (own + largest non-inlined callee) | spill st/ld B (with callees) "
-           "| smem B | block | blocks/SM | warps/SM (of 64) | team worlds/SM | limited by |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for kind, name, u, threads, blocks, warps, worlds, limiter in rows:
+           "| smem B | on-chip B/world (%s) | block | blocks/SM | warps/SM (of 64) | team worlds/SM | limited by |"
+           % os.path.basename(a.scene),
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for kind, name, u, threads, blocks, warps, worlds, limiter, dyn in rows:
         stack = "%d" % u["stack"] if not u.get("callee_stack") else "%d + %d" % (u["stack"], u["callee_stack"])
-        out.append("| `%s` | %s | %d | %s | %d/%d | %d | %d | %d | %d | %s | %s |" % (
-            name, kind, u["regs"], stack, u["spill_st"], u["spill_ld"], u["smem"], threads, blocks, warps,
+        out.append("| `%s` | %s | %d | %s | %d/%d | %d | %s | %d | %d | %d | %s | %s |" % (
+            name, kind, u["regs"], stack, u["spill_st"], u["spill_ld"], u["smem"], dyn or "-", threads, blocks, warps,
             "-" if worlds is None else str(worlds), limiter))
     text = "Kernel resources (ptxas -v, %s) and H100 residency:\n\n" % (rows[0][2]["arch"] if rows else "?")
     text += "\n".join(out) + "\n"

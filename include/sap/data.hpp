@@ -140,6 +140,13 @@ struct DataView {
     if (A_f32) return {nullptr, A32(w)};
     return {A(w), nullptr};
   }
+  // f(A) with world w's A as a typed pointer (const float* or const double*), for loops over
+  // its entries.
+  template <class F>
+  SAP_HDI void with_A(int w, F&& f) const {
+    if (A_f32) f(static_cast<const float*>(A32(w)));
+    else f(static_cast<const double*>(A(w)));
+  }
 };
 
 // Storage choices of a Data that leave every computed value unchanged (docs/gpu.md, memory):

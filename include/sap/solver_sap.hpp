@@ -109,6 +109,9 @@ class SolverSAP {
   // Bytes per world of each per-world array of the solver ("data.<name>" for the dynamics
   // workspace Data, "solve.<name>" for the constraint and Newton buffers), in declaration order.
   std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
+  // Bytes per world of team shared memory (on chip) of the stages that keep their working set
+  // there ("free_motion", "newton"; on_chip_bytes decides), not counted above. 0: global.
+  std::vector<std::pair<std::string, long long>> on_chip_bytes_per_world() const;
 
   // Workspace access for tests and tools (v*, A, ... and the constraint buffers of the last
   // step; SolveData is defined in src/solve_data.hpp). M shares A's storage in the solver
@@ -120,6 +123,7 @@ class SolverSAP {
   Model model_;
   Context& ctx_;
   int nworld_;
+  long long free_motion_on_chip_bytes_ = 0, newton_on_chip_bytes_ = 0;  // on_chip_bytes_per_world
   SolverConfig config_;
   ModelStorage storage_;
   Data data_;

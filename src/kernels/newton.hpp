@@ -113,17 +113,18 @@ struct SapSolveKernel {
     for (int c = team.rank(); c < nc; c += team.size()) {
       const int nj = s.con_jac_n(w)[c];
       const JacDof* dof = s.contact_dofs(w, c);
-      const JacValues val = s.contact_jac(w, c);
-      So a = So(0), b = So(0), e = So(0);
-      for (int k = 0; k < nj; ++k) {
-        const So xk = So(x[dof[k]]);
-        a += So(val[3 * k]) * xk;
-        b += So(val[3 * k + 1]) * xk;
-        e += So(val[3 * k + 2]) * xk;
-      }
-      out[3 * c] = a;
-      out[3 * c + 1] = b;
-      out[3 * c + 2] = e;
+      s.with_contact_jac(w, c, [&](const auto* val) {
+        So a = So(0), b = So(0), e = So(0);
+        for (int k = 0; k < nj; ++k) {
+          const So xk = So(x[dof[k]]);
+          a += So(val[3 * k]) * xk;
+          b += So(val[3 * k + 1]) * xk;
+          e += So(val[3 * k + 2]) * xk;
+        }
+        out[3 * c] = a;
+        out[3 * c + 1] = b;
+        out[3 * c + 2] = e;
+      });
     }
     for (int r = team.rank(); r < nl; r += team.size())
       out[lim0 + r] = s.lim_param(w)[kNumLimitParams * r + kLimSign] * x[s.lim_dof(w)[r]];
@@ -273,10 +274,11 @@ struct SapSolveKernel {
       for (int c = 0; c < nc; ++c) {
         const int nj = s.con_jac_n(w)[c];
         const JacDof* dof = s.contact_dofs(w, c);
-        const JacValues val = s.contact_jac(w, c);
-        for (int k = 0; k < nj; ++k)
-          jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[3 * k]) * So(gamma[3 * c]) +
-                               So(val[3 * k + 1]) * So(gamma[3 * c + 1]) + So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+        s.with_contact_jac(w, c, [&](const auto* val) {
+          for (int k = 0; k < nj; ++k)
+            jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[3 * k]) * So(gamma[3 * c]) +
+                                 So(val[3 * k + 1]) * So(gamma[3 * c + 1]) + So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+        });
       }
       for (int r = 0; r < nl; ++r) {
         const int dof = s.lim_dof(w)[r];
@@ -335,11 +337,10 @@ struct SapSolveKernel {
   SAP_HD void assemble_hessian(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
     const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
-    const RealValues A = d.A_values(w);
     double* H = hessian(w, team);
     const double* G_rows = rows_G(w, team);
     // J_a^T G J_b for the entries a <= b of one contact (r = G J_a, then r . J_b).
-    auto add_contact_row = [&](const double* G, const JacDof* dof, const JacValues val, int a, int nj) {
+    auto add_contact_row = [&](const double* G, const JacDof* dof, const auto* val, int a, int nj) {
       const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
       const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
       const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
@@ -359,15 +360,23 @@ struct SapSolveKernel {
       for (int r = 0; r < npd; ++r)
         if (s.pd_dof(w)[r] == i) H[i * ld + i] += G_rows[s.size.pd_G(r)];
     };
+    // H's lower triangle from A, rows i0, i0 + stride, ...
+    auto copy_A = [&](int i0, int stride) {
+      d.with_A(w, [&](const auto* A) {
+        for (int i = i0; i < ld; i += stride)
+          for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
+      });
+    };
     if (team.size() == 1) {
-      for (int i = 0; i < ld; ++i)
-        for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
+      copy_A(0, 1);
       for (int c = 0; c < nc; ++c) {
         const double* G = G_rows + 6 * c;
         if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
         const int nj = s.con_jac_n(w)[c];
-        for (int a = 0; a < nj; ++a)
-          add_contact_row(G, s.contact_dofs(w, c), s.contact_jac(w, c), a, nj);
+        const JacDof* dof = s.contact_dofs(w, c);
+        s.with_contact_jac(w, c, [&](const auto* val) {
+          for (int a = 0; a < nj; ++a) add_contact_row(G, dof, val, a, nj);
+        });
       }
       for (int i = 0; i < nv; ++i) add_diagonal(i);
       for (int r = 0; r < nh; ++r) {
@@ -379,16 +388,16 @@ struct SapSolveKernel {
       }
       return;
     }
-    for (int i = team.rank(); i < ld; i += team.size()) {
-      for (int j = 0; j <= i; ++j) H[i * ld + j] = A[i * ld + j];
-      if (i >= nv) continue;
+    copy_A(team.rank(), team.size());
+    for (int i = team.rank(); i < nv; i += team.size()) {
       for (int c = 0; c < nc; ++c) {
         const double* G = G_rows + 6 * c;
         if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;
         const int nj = s.con_jac_n(w)[c];
         const JacDof* dof = s.contact_dofs(w, c);
-        for (int a = 0; a < nj && dof[a] >= i; ++a)
-          if (dof[a] == i) add_contact_row(G, dof, s.contact_jac(w, c), a, nj);
+        int a = 0;
+        while (a < nj && dof[a] > i) ++a;
+        if (a < nj && dof[a] == i) s.with_contact_jac(w, c, [&](const auto* val) { add_contact_row(G, dof, val, a, nj); });
       }
       add_diagonal(i);
       for (int r = 0; r < nh; ++r) {
