@@ -122,7 +122,8 @@ TEST(ContactWeightBodyInertia, PerWorldMassScaleScalesTheWeldGroupWeight) {
       for (int w = 0; w < 2; ++w) {
         const int n = sim.contacts().counts_host()[w];
         const Eigen::Vector3d com(q[w][0], q[w][1], q[w][2]);
-        const Eigen::Matrix3d R = Eigen::Quaterniond(q[w][3], q[w][4], q[w][5], q[w][6]).normalized().toRotationMatrix();
+        const Eigen::Quaterniond rot(q[w][3], q[w][4], q[w][5], q[w][6]);
+        const Eigen::Matrix3d R = rot.normalized().toRotationMatrix();
         const Eigen::Matrix3d inertia_world = scale[w] * (R * inertia_body * R.transpose());
         const std::vector<int> body = sim.contacts().body.world_to_host(w);
         const std::vector<double> x0 = sim.contacts().x0.world_to_host(w), x1 = sim.contacts().x1.world_to_host(w);
