@@ -240,17 +240,18 @@ struct WorldModelView {
 };
 
 // A kernel with a member `WorldModelView world_model` reads the per-world arrays through it
-// (world_model.body_mass_of(m, w), ...) where it uses them and never through m, so its wrapper
-// sets world_model instead of re-pointing m: the re-pointed arrays of a copied ModelView stay
-// live in registers for the whole kernel (ConstraintSetupKernel<double>: 152 registers
-// per thread instead of 124, 12 instead of 16 resident warps per SM; docs/gpu.md).
+// (world_model.body_mass_of(m, w), ...) where it uses them, never through m (nor m.gravity, which
+// it must not read), so its wrapper sets world_model instead of re-pointing m: the re-pointed
+// arrays of a copied ModelView stay live in registers for the whole kernel (constraint setup in
+// fp64: 152 registers per thread, 12 resident warps per SM, against 124 and 16; docs/gpu.md).
 template <class K, class = void>
 struct ReadsWorldModel : std::false_type {};
 template <class K>
 struct ReadsWorldModel<K, std::void_t<decltype(&K::world_model)>> : std::true_type {};
 
 // A kernel (a functor with a ModelView member m, called as f(world, i) or f(world, team)) that
-// runs with each world's own model parameters: a copy of the kernel per world with m re-pointed.
+// runs with each world's own model parameters: a copy of the kernel per world with m re-pointed,
+// or with world_model set (ReadsWorldModel).
 template <class K>
 struct PerWorldModelKernel {
   K k;
