@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sap/rollout.hpp"
 #include "sap/scene.hpp"
 #include "sap/simulator.hpp"
 #include "sap/solver_options.hpp"
@@ -91,6 +92,53 @@ TEST(ContactWeightBodyInertia, WeldedLinksAreWeighedAsOneRigidBody) {
       }
     }
     EXPECT_GE(checked, 100) << "too few contacts: the body never landed";
+  }
+}
+
+// Per-world mass scale s (Simulator::set_world_params, MassScale: every body's mass and inertia
+// times s) reaches the weights: world 1 (s = 2.5) weighs each contact as the rigid body of mass
+// s M and inertia s I, i.e. its mobility over s, at its own pose; world 0 (no parameters) as the
+// model. Constraint setup reads the per-world rows where it uses them (ReadsWorldModel,
+// include/sap/model.hpp), on the CPU and on emulated GPU teams.
+TEST(ContactWeightBodyInertia, PerWorldMassScaleScalesTheWeldGroupWeight) {
+  const double scale[2] = {1.0, 2.5};
+  for (int lanes : {0, 8}) {
+    SCOPED_TRACE("lanes " + std::to_string(lanes));
+    Scene scene = welded_scene("split");
+    SimulatorOptions o = options(Preset::Approx64);
+    o.nworld = 2;
+    o.emulated_lanes = lanes;
+    Simulator sim(scene, o);
+    sim.reset();
+    sim.set_world_params(WorldParam::MassScale, scale);
+    Eigen::Matrix3d inertia_body = kInertia.asDiagonal();
+    inertia_body += 1e-6 * Eigen::Matrix3d::Ones();
+    int checked[2] = {0, 0};
+    for (int step = 0; step < 80; ++step) {
+      std::vector<double> q[2];
+      for (int w = 0; w < 2; ++w) q[w] = sim.state().qpos.world_to_host(w);
+      sim.step();
+      ASSERT_TRUE(sim.failed_worlds().empty()) << "step " << step;
+      for (int w = 0; w < 2; ++w) {
+        const int n = sim.contacts().counts_host()[w];
+        const Eigen::Vector3d com(q[w][0], q[w][1], q[w][2]);
+        const Eigen::Quaterniond rot(q[w][3], q[w][4], q[w][5], q[w][6]);
+        const Eigen::Matrix3d R = rot.normalized().toRotationMatrix();
+        const Eigen::Matrix3d inertia_world = scale[w] * (R * inertia_body * R.transpose());
+        const std::vector<int> body = sim.contacts().body.world_to_host(w);
+        const std::vector<double> x0 = sim.contacts().x0.world_to_host(w), x1 = sim.contacts().x1.world_to_host(w);
+        const std::vector<double> weight = sim.solver().solve_data().con_weight.world_to_host(w);
+        for (int c = 0; c < n; ++c) {
+          const double* x = body[2 * c] == 0 ? &x1[3 * c] : &x0[3 * c];
+          const double expected =
+              rigid_body_weight(scale[w] * (kMass + 1e-6), Eigen::Vector3d(x[0], x[1], x[2]) - com, inertia_world);
+          ASSERT_NEAR(weight[c], expected, 1e-10 * expected) << "world " << w << " step " << step << " contact " << c;
+          ++checked[w];
+        }
+      }
+    }
+    EXPECT_GE(checked[0], 20);
+    EXPECT_GE(checked[1], 20);
   }
 }
 

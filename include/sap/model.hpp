@@ -14,6 +14,7 @@
 
 #include <array>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sap/backend/buffer.hpp"
@@ -213,10 +214,44 @@ struct WorldModelView {
     m.actuator_gear = gear + static_cast<long long>(s) * m.nu;
     for (int k = 0; k < 3; ++k) m.gravity[k] = gravity[3 * s + k];
   }
+  // World w's rows of the per-world arrays, for kernels that read them at their points of use
+  // (ReadsWorldModel): m's arrays for a default world or when no world has parameters.
+  SAP_HDI int slot_of(int w) const { return slot ? slot[w] : -1; }
+  SAP_HDI const double* body_mass_of(const ModelView& m, int w) const {
+    const int s = slot_of(w);
+    return s < 0 ? m.body_mass : mass + static_cast<long long>(s) * m.nbody;
+  }
+  SAP_HDI const double* body_inertia_of(const ModelView& m, int w) const {
+    const int s = slot_of(w);
+    return s < 0 ? m.body_inertia : inertia + static_cast<long long>(s) * 6 * m.nbody;
+  }
+  SAP_HDI const double* actuator_kp_of(const ModelView& m, int w) const {
+    const int s = slot_of(w);
+    return s < 0 ? m.actuator_kp : kp + static_cast<long long>(s) * m.nu;
+  }
+  SAP_HDI const double* actuator_kd_of(const ModelView& m, int w) const {
+    const int s = slot_of(w);
+    return s < 0 ? m.actuator_kd : kd + static_cast<long long>(s) * m.nu;
+  }
+  SAP_HDI const double* actuator_gear_of(const ModelView& m, int w) const {
+    const int s = slot_of(w);
+    return s < 0 ? m.actuator_gear : gear + static_cast<long long>(s) * m.nu;
+  }
 };
 
+// A kernel with a member `WorldModelView world_model` reads the per-world arrays through it
+// (world_model.body_mass_of(m, w), ...) where it uses them, never through m (nor m.gravity, which
+// it must not read), so its wrapper sets world_model instead of re-pointing m: the re-pointed
+// arrays of a copied ModelView stay live in registers for the whole kernel (constraint setup in
+// fp64: 152 registers per thread, 12 resident warps per SM, against 124 and 16; docs/gpu.md).
+template <class K, class = void>
+struct ReadsWorldModel : std::false_type {};
+template <class K>
+struct ReadsWorldModel<K, std::void_t<decltype(&K::world_model)>> : std::true_type {};
+
 // A kernel (a functor with a ModelView member m, called as f(world, i) or f(world, team)) that
-// runs with each world's own model parameters: a copy of the kernel per world with m re-pointed.
+// runs with each world's own model parameters: a copy of the kernel per world with m re-pointed,
+// or with world_model set (ReadsWorldModel).
 template <class K>
 struct PerWorldModelKernel {
   K k;
@@ -224,7 +259,8 @@ struct PerWorldModelKernel {
   template <class A>
   SAP_HD void operator()(int w, A&& a) const {
     K kw = k;
-    wm.apply(kw.m, w);
+    if constexpr (ReadsWorldModel<K>::value) kw.world_model = wm;
+    else wm.apply(kw.m, w);
     kw(w, a);
   }
 };

@@ -52,15 +52,19 @@ SAP_HDI int body_weld_root(const ModelView& m, int b) {
 // e.g. a point mass or a rod of zero inertia about its axis alone on its joint. The free-body
 // mobility of such a group is unbounded (its rotation is held only by the joints), and the
 // caller weighs the contact by diag_delassus instead, which uses the joints.
+// Returns the sum over the three columns c (t1, t2, n) of frame, the contact frame (row-major 3x3),
+// read from memory where used, as is x (x_point), to keep them out of registers meanwhile.
+// body_mass, body_inertia: world w's rows (WorldModelView::body_mass_of, body_inertia_of).
 template <class S>
-SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, const Vec3<S>& x, const Vec3<S> c[3]) {
+SAP_HD S body_mobility(const ModelView& m, const double* body_mass, const double* body_inertia, const DataView& d,
+                       int w, int b, const double* x_point, const double* frame) {
   const int root = body_weld_root(m, b);
   S mass = S(0);
   Vec3<S> first_moment = Vec3<S>::zero();
   // Parents precede children (Model::validate), so the group's bodies are root..nbody-1.
   for (int j = root; j < m.nbody; ++j) {
     if (body_weld_root(m, j) != root) continue;
-    const S mj = S(m.body_mass[j]);
+    const S mj = S(body_mass[j]);
     mass += mj;
     first_moment += mj * Vec3<S>::load(d.xipos(w) + 3 * j);
   }
@@ -69,9 +73,9 @@ SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, cons
   Mat3<S> inertia = Mat3<S>::zero();
   for (int j = root; j < m.nbody; ++j) {
     if (body_weld_root(m, j) != root) continue;
-    const S mj = S(m.body_mass[j]);
+    const S mj = S(body_mass[j]);
     const Mat3<S> R = Mat3<S>::load(d.xmat(w) + 9 * j);
-    const double* I6 = m.body_inertia + 6 * j;
+    const double* I6 = body_inertia + 6 * j;
     const Mat3<S> Ij = Mat3<S>::symmetric(S(I6[0]), S(I6[1]), S(I6[2]), S(I6[3]), S(I6[4]), S(I6[5]));
     const Vec3<S> dj = Vec3<S>::load(d.xipos(w) + 3 * j) - com;
     const S dd = dot(dj, dj);
@@ -83,10 +87,10 @@ SAP_HD S body_mobility(const ModelView& m, const DataView& d, int w, int b, cons
   const S trace = inertia(0, 0) + inertia(1, 1) + inertia(2, 2);
   if (!(determinant(inertia) > S(1000) * eps * trace * trace * trace)) return S(-1);
   const Mat3<S> Iinv = inverse(inertia);
-  const Vec3<S> arm = x - com;
+  const Vec3<S> arm = Vec3<S>::load(x_point) - com;
   S sum = S(0);
   for (int k = 0; k < 3; ++k) {
-    const Vec3<S> r = cross(arm, c[k]);
+    const Vec3<S> r = cross(arm, Vec3<S>{{S(frame[k]), S(frame[3 + k]), S(frame[6 + k])}});
     sum += S(1) / mass + dot(r, Iinv * r);
   }
   return sum;
@@ -104,6 +108,9 @@ struct ConstraintSetupKernel {
   // out
   SolveView s;  // the constraint rows: con_*, lim_*, pd_*, stats[kStatTruncatedContacts]
   int* status;  // |= kStatusNonFinite for non-finite contact data
+  // Per-world masses, inertias and actuator gains (PerWorldModelKernel sets it; ReadsWorldModel):
+  // read through world_model.*_of(m, w) where used, never as m.body_mass etc.
+  WorldModelView world_model{};
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
@@ -183,9 +190,11 @@ struct ConstraintSetupKernel {
     S weight = S(0);
     bool delassus = p.config.contact_weight_mode == ContactWeightMode::DiagDelassus;
     if (!delassus) {
-      const Vec3<Sw> dirs[3] = {t1.template cast<Sw>(), t2.template cast<Sw>(), n.template cast<Sw>()};
-      const Sw w0 = body_last_dof(m, b0) >= 0 ? body_mobility<Sw>(m, d, w, b0, x0.template cast<Sw>(), dirs) : Sw(0);
-      const Sw w1 = body_last_dof(m, b1) >= 0 ? body_mobility<Sw>(m, d, w, b1, x1.template cast<Sw>(), dirs) : Sw(0);
+      const double* frame = s.con_frame(w) + 9 * c;
+      const double *mass = world_model.body_mass_of(m, w), *inertia = world_model.body_inertia_of(m, w);
+      const double *x0p = contacts.x0(w) + 3 * c, *x1p = contacts.x1(w) + 3 * c;
+      const Sw w0 = body_last_dof(m, b0) >= 0 ? body_mobility<Sw>(m, mass, inertia, d, w, b0, x0p, frame) : Sw(0);
+      const Sw w1 = body_last_dof(m, b1) >= 0 ? body_mobility<Sw>(m, mass, inertia, d, w, b1, x1p, frame) : Sw(0);
       if (w0 >= Sw(0) && w1 >= Sw(0)) weight = S(max_((w0 + w1) / Sw(3), Sw(1e-12)));
       else delassus = true;  // a group with a singular inertia: body_mobility's comment
     }
@@ -351,11 +360,11 @@ struct ConstraintSetupKernel {
   // of effective mass m_eff (A_jj, or 1/w for a tendon) at x0 = x at the step start.
   SAP_HD void pd_row_params(int w, int u, double m_eff, double x0, double* pp) const {
     const int type = m.actuator_type[u];
-    const double g = m.actuator_gear[u];
+    const double g = world_model.actuator_gear_of(m, w)[u];
     double ctrl = control.ctrl(w)[u];
     if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
-    double Kp = type == kActVelocity ? 0.0 : g * g * m.actuator_kp[u];
-    double Kd = g * g * m.actuator_kd[u];
+    double Kp = type == kActVelocity ? 0.0 : g * g * world_model.actuator_kp_of(m, w)[u];
+    double Kd = g * g * world_model.actuator_kd_of(m, w)[u];
     pd_near_rigid_clamp<double>(p.h, p.config.pd_near_rigid_threshold, m_eff, &Kp, &Kd);
     double e_lo = -1e300, e_hi = 1e300;
     if (m.actuator_forcelimited[u]) {
