@@ -39,7 +39,7 @@ class SolverLaunchImpl final : public SolverLaunch {
     const bool on_chip = newton_system_on_chip, rows = on_chip && newton_rows_on_chip;
     const bool f32 = p.config.contact_linear_solve_precision == Precision::F32;
     const std::size_t bytes =
-        on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32, rows, s.size.nrow(), s.size.nG())) : 0;
+        on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32, rows, s.size.nrow(), s.size.nG(), s.size.njac)) : 0;
     if (objective == Precision::F32)
       for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float>{m, in, p, d, s, status, on_chip, rows});
     else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double>{m, in, p, d, s, status, on_chip, rows});

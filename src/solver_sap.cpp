@@ -124,7 +124,7 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   const bool linear_f32 = config_.contact_linear_solve_precision == Precision::F32;
   auto newton_bytes = [&](bool rows) {
     return static_cast<std::size_t>(
-        NewtonOnChip::layout(model_.nv_pad, linear_f32, rows, sizes.nrow(), sizes.nG()).bytes());
+        NewtonOnChip::layout(model_.nv_pad, linear_f32, rows, sizes.nrow(), sizes.nG(), sizes.njac).bytes());
   };
   const std::size_t budget = static_cast<std::size_t>(config_.on_chip_bytes);
   const bool free_motion_on_chip = free_motion_bytes <= budget;

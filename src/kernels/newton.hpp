@@ -33,16 +33,19 @@ struct RowSums {
 // precision) and the factor's envelope (ld ints). Offsets in doubles. On CUDA the whole Newton
 // iteration's matrix work (assembly, factorisation, solves) then touches no DRAM; values and
 // arithmetic are those of the global buffers (docs/gpu.md, "working set on chip").
+// Also on chip with the system: one contact's Jacobian in fp64 (3 njac: the one-lane H assembly
+// converts fp32 storage once per contact, not once per entry pair).
 struct NewtonOnChip {
-  long long H = 0, chol = 0, first = 0, vc = 0, dvc = 0, G = 0, doubles = 0;
+  long long H = 0, chol = 0, first = 0, jac = 0, vc = 0, dvc = 0, G = 0, doubles = 0;
   // rows: also the per-iteration row buffers vc, dvc (nrow) and G (nG), after the system.
-  SAP_HDI static NewtonOnChip layout(int ld, bool f32, bool rows, int nrow, int nG) {
+  SAP_HDI static NewtonOnChip layout(int ld, bool f32, bool rows, int nrow, int nG, int njac) {
     NewtonOnChip o;
     const long long nchol = static_cast<long long>(ld) * (ld + 1);
     o.H = 0;
     o.chol = static_cast<long long>(ld) * ld;
     o.first = o.chol + (f32 ? (nchol + 1) / 2 : nchol);
-    o.doubles = o.first + (ld + 1) / 2;
+    o.jac = o.first + (ld + 1) / 2;
+    o.doubles = o.jac + 3LL * njac;
     if (rows) {
       o.vc = o.doubles;
       o.dvc = o.vc + nrow;
@@ -73,8 +76,9 @@ struct SapSolveKernel {
   // Where the Newton system and row buffers of world w live (global arrays, or the team's
   // shared memory).
   SAP_HDI NewtonOnChip on_chip_layout() const {
-    return NewtonOnChip::layout(m.nv_pad, linear_f32(), rows_on_chip, s.size.nrow(), s.size.nG());
+    return NewtonOnChip::layout(m.nv_pad, linear_f32(), rows_on_chip, s.size.nrow(), s.size.nG(), s.size.njac);
   }
+
   template <class Team>
   SAP_HD double* on_chip(Team& team, long long offset) const {
     return reinterpret_cast<double*>(team.shared_mem()) + offset;
@@ -375,7 +379,13 @@ struct SapSolveKernel {
         const int nj = s.con_jac_n(w)[c];
         const JacDof* dof = s.contact_dofs(w, c);
         s.with_contact_jac(w, c, [&](const auto* val) {
-          for (int a = 0; a < nj; ++a) add_contact_row(G, dof, val, a, nj);
+          if (sizeof(*val) == sizeof(double) || !system_on_chip) {
+            for (int a = 0; a < nj; ++a) add_contact_row(G, dof, val, a, nj);
+            return;
+          }
+          double* jac = on_chip(team, on_chip_layout().jac);  // fp64 copy: one conversion per entry
+          for (int k = 0; k < 3 * nj; ++k) jac[k] = double(val[k]);
+          for (int a = 0; a < nj; ++a) add_contact_row(G, dof, static_cast<const double*>(jac), a, nj);
         });
       }
       for (int i = 0; i < nv; ++i) add_diagonal(i);
