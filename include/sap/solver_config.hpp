@@ -120,7 +120,7 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
   X(contact_linear_solve_precision, Precision, SAP_BY_PRESET(Precision::F32, Precision::F64, Precision::F64),  \
     SAP_ANY_VALUE, "", "Newton system H dv = -g: factorisation and solves")                                    \
   X(sap_contact_weight_precision, Precision, SAP_BY_PRESET(Precision::F32, Precision::F64, Precision::F64),    \
-    SAP_ANY_VALUE, "", "stage 2: contact frames, Jacobians, weights w_i, R_i, v_hat_i")                       \
+    SAP_ANY_VALUE, "", "stage 2: contact frames, Jacobians (stored in it), weights w_i, R_i, v_hat_i")                       \
   X(use_f64_boundary_pose, bool, SAP_BY_PRESET(false, true, true), SAP_ANY_VALUE, "",                          \
     "kinematics of stages 1-2 in fp64 (false: fp32, stored as cast64(fl32(x)))")                               \
   /* Model approximations */                                                                                   \
