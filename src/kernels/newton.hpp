@@ -83,30 +83,25 @@ struct SapSolveKernel {
   SAP_HD double* on_chip(Team& team, long long offset) const {
     return reinterpret_cast<double*>(team.shared_mem()) + offset;
   }
-  template <class Team>
-  SAP_HD double* hessian(int w, Team& team) const {
-    return system_on_chip ? on_chip(team, on_chip_layout().H) : s.H(w);
+  // The on-chip address of a NewtonOnChip slot when `on`, else the global array.
+  template <class Team, class T>
+  SAP_HD T* placed(Team& team, bool on, long long NewtonOnChip::*slot, T* global) const {
+    return on ? reinterpret_cast<T*>(on_chip(team, on_chip_layout().*slot)) : global;
   }
   template <class Team>
-  SAP_HD double* factor(int w, Team& team) const {
-    return system_on_chip ? on_chip(team, on_chip_layout().chol) : d.chol(w);
+  SAP_HD double* hessian(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::H, s.H(w)); }
+  template <class Team>
+  SAP_HD double* factor(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::chol, d.chol(w)); }
+  template <class Team>
+  SAP_HD int* envelope(int w, Team& t) const {
+    return placed(t, system_on_chip, &NewtonOnChip::first, d.chol_first(w));
   }
   template <class Team>
-  SAP_HD int* envelope(int w, Team& team) const {
-    return system_on_chip ? reinterpret_cast<int*>(on_chip(team, on_chip_layout().first)) : d.chol_first(w);
-  }
+  SAP_HD double* rows_vc(int w, Team& t) const { return placed(t, rows_on_chip, &NewtonOnChip::vc, s.vc(w)); }
   template <class Team>
-  SAP_HD double* rows_vc(int w, Team& team) const {
-    return rows_on_chip ? on_chip(team, on_chip_layout().vc) : s.vc(w);
-  }
+  SAP_HD double* rows_dvc(int w, Team& t) const { return placed(t, rows_on_chip, &NewtonOnChip::dvc, s.dvc(w)); }
   template <class Team>
-  SAP_HD double* rows_dvc(int w, Team& team) const {
-    return rows_on_chip ? on_chip(team, on_chip_layout().dvc) : s.dvc(w);
-  }
-  template <class Team>
-  SAP_HD double* rows_G(int w, Team& team) const {
-    return rows_on_chip ? on_chip(team, on_chip_layout().G) : s.G(w);
-  }
+  SAP_HD double* rows_G(int w, Team& t) const { return placed(t, rows_on_chip, &NewtonOnChip::G, s.G(w)); }
   SAP_HDI bool linear_f32() const { return p.config.contact_linear_solve_precision == Precision::F32; }
 
   // vc = J x for every row (x = v or dv), into out (nrow).
