@@ -532,7 +532,9 @@ struct SapSolveKernel {
     const RowSums<So> rows = evaluate_rows(w, team, So(0), true, false);
     for (int i = team.rank(); i < nv; i += team.size()) u[i] = v[i] - v_star[i];
     team.sync();
-    mul_A(w, team, u, s.Au(w));
+    // A (v - v*): a product at the first iterate; after that tail() has advanced it with the
+    // step, A (v + alpha dv - v*) = A (v - v*) + alpha (A dv), from the A dv it already formed.
+    if (it.k == 0) mul_A(w, team, u, s.Au(w));
     it.cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + rows.cost;
     it.rows_cost = rows.cost;
     jacobian_transpose_gamma(w, team);
@@ -622,7 +624,10 @@ struct SapSolveKernel {
       return false;
     }
     it.alpha = ls.alpha;
-    for (int i = team.rank(); i < nv; i += team.size()) v[i] = double(So(v[i]) + it.alpha * So(s.dv(w)[i]));
+    for (int i = team.rank(); i < nv; i += team.size()) {
+      v[i] = double(So(v[i]) + it.alpha * So(s.dv(w)[i]));
+      s.Au(w)[i] = double(So(s.Au(w)[i]) + it.alpha * So(u[i]));  // u = A dv (above)
+    }
     team.sync();
     it.cost_prev = cost;
     ++it.k;
