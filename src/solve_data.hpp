@@ -70,11 +70,7 @@ constexpr int kMaxJacDof = 32767;
 // One contact's Jacobian values d vc / d v_dof (entry e, row r at 3 e + r), read as fp64 from
 // fp64 or fp32 storage (SolveSizes::jac_f32: the stage-2 precision is fp32, and the values are
 // stored as cast64(fl32(J)), as that precision's other outputs).
-struct JacValues {
-  const double* f64 = nullptr;
-  const float* f32 = nullptr;
-  SAP_HDI double operator[](int k) const { return f32 ? double(f32[k]) : f64[k]; }
-};
+using JacValues = RealValues;
 struct JacValuesOut {
   double* f64 = nullptr;
   float* f32 = nullptr;
