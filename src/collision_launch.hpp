@@ -14,7 +14,7 @@ namespace sap {
 
 struct CollisionLaunch {
   virtual ~CollisionLaunch() = default;
-  // Contacts of every world at qpos, narrow phase in precision p (one world per thread).
+  // Contacts of every world at qpos, narrow phase in precision p (a team per world, a pair per lane).
   virtual void collide(Precision p, int nworld, const ModelView& m, Slab<const double> qpos,
                        const CollisionWorkspaceView& ws, const CollisionPairsView& pairs,
                        const ContactsView& contacts) = 0;

@@ -12,8 +12,8 @@ class CollisionLaunchImpl final : public CollisionLaunch {
 
   void collide(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const CollisionWorkspaceView& ws,
                const CollisionPairsView& pairs, const ContactsView& contacts) override {
-    if (p == Precision::F32) parallel_for(exec_, nworld, 1, CollisionKernel<float>{m, qpos, pairs, ws, contacts});
-    else parallel_for(exec_, nworld, 1, CollisionKernel<double>{m, qpos, pairs, ws, contacts});
+    if (p == Precision::F32) for_each_world_team(exec_, nworld, 0, CollisionKernel<float>{m, qpos, pairs, ws, contacts});
+    else for_each_world_team(exec_, nworld, 0, CollisionKernel<double>{m, qpos, pairs, ws, contacts});
   }
 
  private:

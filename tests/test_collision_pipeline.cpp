@@ -271,6 +271,35 @@ TEST(CollisionPipeline, OverflowKeepsTheDeepestAndCountsTheDropped) {
   EXPECT_EQ(pipe.last_dropped_total(), 12 * (nworld - 1));
 }
 
+// Contacts of every world (and the dropped counts) from one pipeline on `threads` CPU threads,
+// with teams of `lanes` emulated lanes when lanes > 0 (0: the one-lane CPU team).
+struct BatchContacts {
+  std::vector<std::vector<HostContact>> contacts;
+  std::vector<int> dropped;
+};
+BatchContacts collide_batch(const Model& m, const std::vector<std::vector<double>>& qs, int cap, int threads,
+                            int lanes = 0) {
+  Context ctx(Backend::CPU, threads, lanes);
+  CollisionPipeline pipe(m, ctx, static_cast<int>(qs.size()));
+  Contacts c(static_cast<int>(qs.size()), cap, Backend::CPU);
+  pipe.collide(make_state(m, qs), c);
+  BatchContacts r;
+  for (int w = 0; w < static_cast<int>(qs.size()); ++w) r.contacts.push_back(world_contacts(c, w));
+  r.dropped = c.dropped_host();
+  return r;
+}
+
+void expect_same_contacts(const BatchContacts& a, const BatchContacts& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(a.dropped, b.dropped);
+  ASSERT_EQ(a.contacts.size(), b.contacts.size());
+  for (std::size_t w = 0; w < a.contacts.size(); ++w) {
+    ASSERT_EQ(a.contacts[w].size(), b.contacts[w].size()) << "world " << w;
+    for (std::size_t i = 0; i < a.contacts[w].size(); ++i)
+      EXPECT_TRUE(bitwise_equal(a.contacts[w][i], b.contacts[w][i])) << "world " << w << " slot " << i;
+  }
+}
+
 TEST(CollisionPipeline, DeterministicAcrossThreadsAndBatchSizes) {
   const Model m = make_scene(kMixed);
   std::mt19937 rng(9);
@@ -278,36 +307,48 @@ TEST(CollisionPipeline, DeterministicAcrossThreadsAndBatchSizes) {
   std::vector<std::vector<double>> q;
   for (int w = 0; w < nworld; ++w) q.push_back(random_qpos(m, rng));
   const int cap = 6;  // small enough to overflow in some worlds: the replacement path too
-  auto run = [&](int threads, const std::vector<std::vector<double>>& qs) {
-    Context ctx(Backend::CPU, threads);
-    CollisionPipeline pipe(m, ctx, static_cast<int>(qs.size()));
-    Contacts c(static_cast<int>(qs.size()), cap, Backend::CPU);
-    pipe.collide(make_state(m, qs), c);
-    std::vector<std::vector<HostContact>> r;
-    for (int w = 0; w < static_cast<int>(qs.size()); ++w) r.push_back(world_contacts(c, w));
-    return std::make_pair(r, c.dropped_host());
-  };
-  const auto ref = run(1, q);
+  const BatchContacts ref = collide_batch(m, q, cap, 1);
   long long overflow = 0;
-  for (int d : ref.second) overflow += d;
+  for (int d : ref.dropped) overflow += d;
   EXPECT_GT(overflow, 0);
-  for (int threads : {2, 3, 4}) {
-    const auto other = run(threads, q);
-    EXPECT_EQ(other.second, ref.second);
-    for (int w = 0; w < nworld; ++w) {
-      ASSERT_EQ(other.first[static_cast<std::size_t>(w)].size(), ref.first[static_cast<std::size_t>(w)].size());
-      for (std::size_t i = 0; i < ref.first[static_cast<std::size_t>(w)].size(); ++i)
-        EXPECT_TRUE(
-            bitwise_equal(other.first[static_cast<std::size_t>(w)][i], ref.first[static_cast<std::size_t>(w)][i]));
-    }
-  }
+  for (int threads : {2, 3, 4}) expect_same_contacts(collide_batch(m, q, cap, threads), ref, std::to_string(threads) + " threads");
   // Batch invariance: each world alone gives the same contacts as inside the batch.
   for (int w : {0, 5, 12}) {
-    const auto alone = run(2, {q[static_cast<std::size_t>(w)]});
-    EXPECT_EQ(alone.second[0], ref.second[static_cast<std::size_t>(w)]);
-    ASSERT_EQ(alone.first[0].size(), ref.first[static_cast<std::size_t>(w)].size());
-    for (std::size_t i = 0; i < alone.first[0].size(); ++i)
-      EXPECT_TRUE(bitwise_equal(alone.first[0][i], ref.first[static_cast<std::size_t>(w)][i]));
+    const BatchContacts alone = collide_batch(m, {q[static_cast<std::size_t>(w)]}, cap, 2);
+    EXPECT_EQ(alone.dropped[0], ref.dropped[static_cast<std::size_t>(w)]);
+    ASSERT_EQ(alone.contacts[0].size(), ref.contacts[static_cast<std::size_t>(w)].size());
+    for (std::size_t i = 0; i < alone.contacts[0].size(); ++i)
+      EXPECT_TRUE(bitwise_equal(alone.contacts[0][i], ref.contacts[static_cast<std::size_t>(w)][i]));
+  }
+}
+
+// A team collides a world a chunk of pairs at a time, one pair per lane, each lane writing its
+// contacts at its prefix-sum offset and, past the capacity, replacing in generation order one
+// lane at a time. Whatever the team (2 and 3 lanes: many chunks; 32: one warp; 33: a partial
+// second warp, which takes no pair), the contacts, their order and the dropped counts are those
+// of the one-lane loop over pairs, bit for bit, with and without overflow.
+TEST(CollisionPipeline, EmulatedTeamsKeepThePairOrder) {
+  std::vector<BodyGeom> bodies = kMixed;
+  bodies.insert(bodies.end(), kMixed.begin(), kMixed.end());
+  const Model m = make_scene(bodies);
+  ASSERT_EQ(m.npair, 55);  // more pairs than a warp's lanes: two chunks of 32
+  std::mt19937 rng(21);
+  const int nworld = 5;
+  std::vector<std::vector<double>> q;
+  for (int w = 0; w < nworld; ++w) q.push_back(random_qpos(m, rng));
+  for (int cap : {7, 64}) {
+    const BatchContacts ref = collide_batch(m, q, cap, 1);
+    long long overflow = 0, total = 0;
+    for (int w = 0; w < nworld; ++w) {
+      overflow += ref.dropped[static_cast<std::size_t>(w)];
+      total += static_cast<long long>(ref.contacts[static_cast<std::size_t>(w)].size());
+    }
+    if (cap == 7) EXPECT_GT(overflow, 0);
+    else EXPECT_EQ(overflow, 0);
+    EXPECT_GT(total, 2 * nworld);
+    for (int lanes : {2, 3, 32, 33})
+      expect_same_contacts(collide_batch(m, q, cap, 2, lanes), ref,
+                           "capacity " + std::to_string(cap) + ", " + std::to_string(lanes) + " lanes");
   }
 }
 

@@ -1,7 +1,9 @@
-// Collision of one world: forward kinematics, geom world poses, then every candidate pair in
-// order (bounding-sphere prune, narrow phase, material) appended to the world's contact slots.
-// One thread (CPU) or one CUDA thread handles a world, so the contact order is the pair order
-// whatever the thread count or batch size.
+// Collision of one world by a team: forward kinematics (level-parallel), geom world poses
+// (strided over the lanes), then the candidate pairs a chunk at a time, one pair per lane
+// (bounding-sphere prune, narrow phase, material), each lane's contacts written at its offset
+// in the chunk (a shuffle prefix sum of the lanes' counts). The contact order is the pair order
+// whatever the team size, the thread count or the batch size: the CPU's one-lane team is the
+// serial loop over pairs.
 #pragma once
 
 #include "kernels/collision_box.hpp"
@@ -148,62 +150,114 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
   c.friction(w)[slot] = pairs.friction[pair];
 }
 
+// Exclusive prefix sum of n over lanes [0, width) of the team (width <= 32: they are one warp;
+// lanes past it pass n = 0) and, in `total`, the sum over them: a shuffle-down suffix scan
+// S_l = n_l + ... + n_(width-1) (log2(width) steps), total = S_0 (lane 0's, broadcast), and the
+// prefix n_0 + ... + n_(l-1) = total - S_l. Integer sums: exact in any order.
+template <class Team>
+SAP_HDI int lanes_prefix_sum(Team& team, int width, int n, int& total) {
+  const int lane = team.rank();
+  int suffix = lane < width ? n : 0;
+  for (int off = 1; off < width; off <<= 1) {
+    const int above = team.shfl_down(suffix, off);
+    if (lane + off < width) suffix += above;
+  }
+  total = team.broadcast(suffix, 0);
+  return total - suffix;
+}
+
+// A contact generated past the capacity (rank `rank` in generation order) replaces the
+// shallowest kept one (largest phi, the latest rank on ties) when it is strictly deeper (with
+// no slot at all, it is only counted as dropped).
 template <class S>
-SAP_HD void collide_world(const ModelView& m, const double* qpos, const CollisionWorkspaceView& ws,
+SAP_HD void replace_shallowest(const ContactsView& c, const ModelView& m, const CollisionPairsView& pairs,
+                               const Slab<int>& seq_slab, int w, int pair, int rank, const ContactGeom<S>& g) {
+  const int cap = c.capacity;
+  if (cap == 0) return;
+  const double* phi_slot = c.phi(w);
+  int* seq = seq_slab(w);
+  int worst = 0;
+  for (int k = 1; k < cap; ++k)
+    if (phi_slot[k] > phi_slot[worst] || (phi_slot[k] == phi_slot[worst] && seq[k] > seq[worst])) worst = k;
+  if (double(g.phi) < phi_slot[worst]) {
+    write_contact_slot(c, m, pairs, w, worst, pair, g);
+    seq[worst] = rank;
+  }
+}
+
+template <class S, class Team>
+SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, const CollisionWorkspaceView& ws,
                           const CollisionPairsView& pairs, const ContactsView& c, int w) {
   double* xpos = ws.xpos(w);
   double* xmat = ws.xmat(w);
-  forward_kinematics<S>(m, qpos, xpos, ws.xquat(w), xmat, ws.xipos(w), ws.xanchor(w), ws.xaxis(w));
+  forward_kinematics<S>(team, m, qpos, xpos, ws.xquat(w), xmat, ws.xipos(w), ws.xanchor(w), ws.xaxis(w));
+  team.sync();
   double* gpos = ws.geom_xpos(w);
   double* gmat = ws.geom_xmat(w);
-  for (int g = 0; g < m.ngeom; ++g) {
+  for (int g = team.rank(); g < m.ngeom; g += team.size()) {
     const int b = m.geom_bodyid[g];
     const Mat3<S> Rb = Mat3<S>::load(xmat + 9 * b);
     (Vec3<S>::load(xpos + 3 * b) + Rb * Vec3<S>::load(m.geom_pos + 3 * g)).store(gpos + 3 * g);
     (Rb * to_matrix(Quat<S>::load(m.geom_quat + 4 * g))).store(gmat + 9 * g);
   }
+  team.sync();
 
   // Contacts are appended in pair order. Past the capacity, a new contact replaces the
   // shallowest kept one when it is strictly deeper (ties: the later one is dropped), so the
   // kept set is the `capacity` smallest (phi, rank); every contact not kept counts in dropped.
+  // count, dropped and rank are the same on every lane (sums of the chunks' totals).
   const int cap = c.capacity;
-  double* phi_slot = c.phi(w);
   int* seq = ws.seq(w);
+  const int width = team.size() < 32 ? team.size() : 32;  // pairs per chunk: one warp's lanes
+  const int lane = team.rank();
   int count = 0, dropped = 0, rank = 0;
-  ContactGeom<S> found[kMaxPairContacts];
-  for (int p = 0; p < pairs.npair; ++p) {
-    const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
-    const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
-    const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
-    const S margin = S(pairs.margin[p]);
-    if (!bounds_overlap(m, g0, g1, f0, f1, margin)) continue;
-    const int n = collide_ordered(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
-    for (int i = 0; i < n; ++i, ++rank) {
-      if (count < cap) {
-        write_contact_slot(c, m, pairs, w, count, p, found[i]);
-        seq[count++] = rank;
-        continue;
-      }
-      ++dropped;
-      if (cap == 0) continue;
-      int worst = 0;  // shallowest kept: largest phi, the latest rank on ties
-      for (int k = 1; k < cap; ++k)
-        if (phi_slot[k] > phi_slot[worst] || (phi_slot[k] == phi_slot[worst] && seq[k] > seq[worst])) worst = k;
-      if (double(found[i].phi) < phi_slot[worst]) {
-        write_contact_slot(c, m, pairs, w, worst, p, found[i]);
-        seq[worst] = rank;
-      }
+  for (int base = 0; base < pairs.npair; base += width) {
+    const int p = base + lane;
+    ContactGeom<S> found[kMaxPairContacts];
+    int n = 0;
+    if (lane < width && p < pairs.npair) {
+      const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
+      const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
+      const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
+      const S margin = S(pairs.margin[p]);
+      if (bounds_overlap(m, g0, g1, f0, f1, margin))
+        n = collide_ordered(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
     }
+    int total = 0;
+    const int before = lanes_prefix_sum(team, width, n, total);
+    // This lane's contacts have ranks rank + before + i; those that land within the capacity go
+    // straight to their slots (the earlier ranks all precede any replacement).
+    for (int i = 0; i < n && count + before + i < cap; ++i) {
+      write_contact_slot(c, m, pairs, w, count + before + i, p, found[i]);
+      seq[count + before + i] = rank + before + i;
+    }
+    if (count + total > cap) {  // overflow (same on every lane): the rest in rank order, a lane at a time
+      for (int l = 0; l < width; ++l) {
+        team.sync();  // the slots written so far are visible to lane l
+        if (lane == l)
+          for (int i = cap - count - before > 0 ? cap - count - before : 0; i < n; ++i)
+            replace_shallowest(c, m, pairs, ws.seq, w, p, rank + before + i, found[i]);
+      }
+      dropped += count + total - cap;
+      count = cap;
+    } else {
+      count += total;
+    }
+    rank += total;
   }
-  // Replacements broke the pair order: restore it (insertion sort by rank, overflow only).
-  if (dropped > 0)
-    for (int i = 1; i < count; ++i)
-      for (int j = i; j > 0 && seq[j - 1] > seq[j]; --j) swap_contact_slots(c, ws.seq, w, j - 1, j);
-  c.count[w] = count;
-  c.dropped[w] = dropped;
+  team.sync();
+  if (lane == 0) {  // one-lane: the counts; the order restored after replacements (overflow only)
+    // Replacements broke the pair order: restore it (insertion sort by rank).
+    if (dropped > 0)
+      for (int i = 1; i < count; ++i)
+        for (int j = i; j > 0 && seq[j - 1] > seq[j]; --j) swap_contact_slots(c, ws.seq, w, j - 1, j);
+    c.count[w] = count;
+    c.dropped[w] = dropped;
+  }
+  team.sync();
 }
 
-// Launch functor: f(world, 0) collides one world.
+// Launch functor: a team per world.
 template <class S>
 struct CollisionKernel {
   // in
@@ -214,7 +268,10 @@ struct CollisionKernel {
   CollisionWorkspaceView ws;  // per-world geom frames and candidate contacts
   // out
   ContactsView contacts;  // contacts kept (deepest first within capacity), counts, dropped
-  SAP_HD void operator()(int w, int) const { collide_world<S>(m, qpos(w), ws, pairs, contacts, w); }
+  template <class Team>
+  SAP_HD void operator()(int w, Team& team) const {
+    collide_world<S>(team, m, qpos(w), ws, pairs, contacts, w);
+  }
 };
 
 }  // namespace sap
