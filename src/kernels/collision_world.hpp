@@ -246,7 +246,7 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
     rank += total;
   }
   team.sync();
-  if (lane == 0) {  // one-lane: the counts; the order restored after replacements (overflow only)
+  if (team.rank() == 0) {  // one-lane: the counts; the order restored after replacements (overflow only)
     // Replacements broke the pair order: restore it (insertion sort by rank).
     if (dropped > 0)
       for (int i = 1; i < count; ++i)
