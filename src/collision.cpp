@@ -37,6 +37,7 @@ struct CollisionPipeline::Impl {
   Buffer<double> pair_margin, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction;
   int npair = 0;
   int unsupported = 0;
+  bool convex_pairs = false;  // some pair needs the convex solvers (not pair_is_analytic)
   std::vector<std::string> warnings;
   BatchedArray<double> xpos, xquat, xmat, xipos, xanchor, xaxis, geom_xpos, geom_xmat;
   BatchedArray<int> seq;
@@ -60,6 +61,7 @@ struct CollisionPipeline::Impl {
       }
       g0s.push_back(g0);
       g1s.push_back(g1);
+      convex_pairs = convex_pairs || !pair_is_analytic(m.geom_type[i0], m.geom_type[i1]);
       const double pair_margin = m.pair_margin[static_cast<std::size_t>(p)];
       margin.push_back(pair_margin >= 0 ? pair_margin : m.geom_margin[i0] + m.geom_margin[i1]);
       const double k0 = m.geom_stiffness[i0], k1 = m.geom_stiffness[i1];
@@ -131,6 +133,7 @@ CollisionPipeline::~CollisionPipeline() = default;
 int CollisionPipeline::unsupported_pair_count() const { return impl_->unsupported; }
 const std::vector<std::string>& CollisionPipeline::warnings() const { return impl_->warnings; }
 int CollisionPipeline::active_pair_count() const { return impl_->npair; }
+bool CollisionPipeline::uses_convex_solvers() const { return impl_->convex_pairs; }
 Precision CollisionPipeline::precision() const { return impl_->precision; }
 
 void CollisionPipeline::collide(const State& state, Contacts& contacts) {
@@ -151,7 +154,7 @@ void CollisionPipeline::collide(const State& state, Contacts& contacts) {
   // Generation ranks of the kept contacts (sized by the contacts' capacity on first use).
   if (im.seq.nworld() != im.nworld || im.seq.per_world() != static_cast<std::size_t>(contacts.capacity()))
     im.seq.allocate(b, im.nworld, static_cast<std::size_t>(contacts.capacity()));
-  im.launch->collide(im.precision, im.nworld, im.storage.view(), state.qpos.slab(), im.workspace_view(),
+  im.launch->collide(im.precision, im.convex_pairs, im.nworld, im.storage.view(), state.qpos.slab(), im.workspace_view(),
                      im.pairs_view(), contacts.view());
   last_contacts_ = &contacts;  // the total is read on demand: no device sync per collide
 }

@@ -14,8 +14,10 @@ namespace sap {
 
 struct CollisionLaunch {
   virtual ~CollisionLaunch() = default;
-  // Contacts of every world at qpos, narrow phase in precision p (a team per world, a pair per lane).
-  virtual void collide(Precision p, int nworld, const ModelView& m, Slab<const double> qpos,
+  // Contacts of every world at qpos, narrow phase in precision p (a team per world, a pair per
+  // lane). convex_pairs: some pair is not analytic (pair_is_analytic), so the kernel with the
+  // convex solvers runs; otherwise the analytic-only kernel.
+  virtual void collide(Precision p, bool convex_pairs, int nworld, const ModelView& m, Slab<const double> qpos,
                        const CollisionWorkspaceView& ws, const CollisionPairsView& pairs,
                        const ContactsView& contacts) = 0;
 };

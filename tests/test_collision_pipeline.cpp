@@ -352,6 +352,18 @@ TEST(CollisionPipeline, EmulatedTeamsKeepThePairOrder) {
   }
 }
 
+// The analytic-only kernel runs exactly when no pair needs the convex solvers: kMixed (plane,
+// spheres, capsules, boxes) has none; a cylinder among them brings GJK/EPA in. The contacts of
+// the analytic-only kernel are checked against the full narrow phase by
+// MatchesNarrowPhaseOnIndependentPoses (kMixed) and AnalyticFormReproducesExactlyTheAnalyticPairs.
+TEST(CollisionPipeline, ChoosesTheAnalyticKernelWhenNoPairNeedsConvexSolvers) {
+  Context ctx(Backend::CPU, 1);
+  EXPECT_FALSE(CollisionPipeline(make_scene(kMixed), ctx, 1).uses_convex_solvers());
+  std::vector<BodyGeom> with_cylinder = kMixed;
+  with_cylinder.push_back({kGeomCylinder, {0.1, 0.1, 0}, 1e5, 0.5, 0.0});
+  EXPECT_TRUE(CollisionPipeline(make_scene(with_cylinder), ctx, 1).uses_convex_solvers());
+}
+
 TEST(CollisionPipeline, Fp32MatchesFp64) {
   const Model m = make_scene(kMixed);
   std::mt19937 rng(21);

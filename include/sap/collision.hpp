@@ -35,6 +35,11 @@ class CollisionPipeline {
   // d must have this pipeline's world count and model.
   void share_kinematics_workspace(Data& d);
 
+  // Whether some candidate pair needs the convex solvers (GJK/EPA, heightfield; see
+  // pair_is_analytic in src/kernels/collision_world.hpp). Without one, collide() launches the
+  // kernel compiled for the analytic pairs only (same contacts; on CUDA far fewer registers).
+  bool uses_convex_solvers() const;
+
   // Bytes per world of each per-world array ("collision.<name>"; shared arrays not listed).
   std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
 

@@ -34,8 +34,24 @@ struct CollisionWorkspaceView {
   Slab<int> seq;  // per contact slot: rank of the contact in the world's generation order
 };
 
+// Pairs with a closed-form or clipping narrow phase (plane, sphere, capsule, box with each other,
+// and plane-cylinder). Every other supported pair runs the convex solvers of
+// collision_convex.hpp (GJK/EPA and its manifold, the heightfield cells), which set the
+// register count and the stack frame of any kernel that contains them.
+SAP_HDI bool pair_is_analytic(int t0, int t1) {
+  if (t0 > t1) {
+    const int t = t0;
+    t0 = t1;
+    t1 = t;
+  }
+  return t1 <= kGeomBox || (t0 == kGeomPlane && t1 == kGeomCylinder);
+}
+
 // Narrow phase for geoms ordered by type (t0 <= t1); 0 contacts for pairs without one.
-template <class S>
+// kConvexSolvers = false compiles the analytic pairs only (pair_is_analytic): the collision
+// kernel launched for models with no other pair, which then carries none of the convex
+// solvers' registers and stack.
+template <class S, bool kConvexSolvers = true>
 SAP_HD int collide_ordered(int t0, const GeomFrame<S>& g0, int t1, const GeomFrame<S>& g1, S margin,
                            ContactGeom<S>* out) {
   switch (t0 * kNumGeomTypes + t1) {
@@ -49,13 +65,17 @@ SAP_HD int collide_ordered(int t0, const GeomFrame<S>& g0, int t1, const GeomFra
     case kGeomCapsule* kNumGeomTypes + kGeomCapsule: return collide_capsule_capsule(g0, g1, margin, out);
     case kGeomCapsule* kNumGeomTypes + kGeomBox: return collide_capsule_box(g0, g1, margin, out);
     case kGeomBox* kNumGeomTypes + kGeomBox: return collide_box_box(g0, g1, margin, out);
-    case kGeomPlane* kNumGeomTypes + kGeomEllipsoid:
-    case kGeomPlane* kNumGeomTypes + kGeomMesh: return collide_plane_convex(t1, g0, g1, margin, out);
     default:
-      if (t0 == kGeomPlane || t0 == kGeomHfield) return 0;
-      // Every other pair of convex shapes (cylinder, ellipsoid, mesh with anything): GJK/EPA.
-      if (t1 == kGeomHfield) return collide_convex_hfield(t0, g0, g1, margin, out);
-      return collide_convex(t0, g0, t1, g1, margin, out);
+      if constexpr (!kConvexSolvers) {
+        return 0;  // not launched for a model with such a pair (CollisionPipeline checks)
+      } else {
+        if (t0 == kGeomPlane && (t1 == kGeomEllipsoid || t1 == kGeomMesh))
+          return collide_plane_convex(t1, g0, g1, margin, out);
+        if (t0 == kGeomPlane || t0 == kGeomHfield) return 0;
+        // Every other pair of convex shapes (cylinder, ellipsoid, mesh with anything): GJK/EPA.
+        if (t1 == kGeomHfield) return collide_convex_hfield(t0, g0, g1, margin, out);
+        return collide_convex(t0, g0, t1, g1, margin, out);
+      }
   }
 }
 
@@ -185,7 +205,7 @@ SAP_HD void replace_shallowest(const ContactsView& c, const ModelView& m, const 
   }
 }
 
-template <class S, class Team>
+template <class S, bool kConvexSolvers, class Team>
 SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, const CollisionWorkspaceView& ws,
                           const CollisionPairsView& pairs, const ContactsView& c, int w) {
   double* xpos = ws.xpos(w);
@@ -221,7 +241,7 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
       const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
       const S margin = S(pairs.margin[p]);
       if (bounds_overlap(m, g0, g1, f0, f1, margin))
-        n = collide_ordered(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
+        n = collide_ordered<S, kConvexSolvers>(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
     }
     int total = 0;
     const int before = lanes_prefix_sum(team, width, n, total);
@@ -257,8 +277,9 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
   team.sync();
 }
 
-// Launch functor: a team per world.
-template <class S>
+// Launch functor: a team per world. kConvexSolvers = false: the analytic pairs only (see
+// collide_ordered), for models whose pairs are all analytic.
+template <class S, bool kConvexSolvers>
 struct CollisionKernel {
   // in
   ModelView m;
@@ -270,7 +291,7 @@ struct CollisionKernel {
   ContactsView contacts;  // contacts kept (deepest first within capacity), counts, dropped
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    collide_world<S>(team, m, qpos(w), ws, pairs, contacts, w);
+    collide_world<S, kConvexSolvers>(team, m, qpos(w), ws, pairs, contacts, w);
   }
 };
 
