@@ -73,6 +73,9 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
   // The narrow phase's body kinematics live in the solver's kinematics arrays (both computed
   // from q_n every step, collision first): one copy per world instead of two.
   collision_->share_kinematics_workspace(solver_->data());
+  // ... and the solver's kinematics stage skips the poses when they are in its own precision
+  // (approx64 and drake with the default fp64 collision): forward kinematics once per step.
+  solver_->set_poses_given(o.collision_precision);
   clock_ = ctx_->make_clock(2);
   model_ = ModelStorage(scene.model, b);
   rollout_ = make_rollout_launch(*ctx_);

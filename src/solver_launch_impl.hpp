@@ -13,9 +13,10 @@ class SolverLaunchImpl final : public SolverLaunch {
  public:
   explicit SolverLaunchImpl(Exec exec) : exec_(exec) {}
 
-  void kinematics(Precision p, int nworld, const ModelView& m, Slab<const double> qpos, const DataView& d) override {
-    if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, d});
-    else run_teams(nworld, KinematicsKernel<double>{m, qpos, d});
+  void kinematics(Precision p, bool poses_given, int nworld, const ModelView& m, Slab<const double> qpos,
+                  const DataView& d) override {
+    if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, poses_given, d});
+    else run_teams(nworld, KinematicsKernel<double>{m, qpos, poses_given, d});
   }
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,

@@ -280,7 +280,7 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   };
   mark(kStart);
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
-  launch_->kinematics(pose, nworld_, m, in.qpos.slab(), d);
+  launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d);
   const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
   launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
                        coriolis_passes, status_.data());

@@ -4,11 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "plane_contacts.hpp"
 #include "sap/dynamics.hpp"
+#include "sap/collision.hpp"
 #include "sap/model_builder.hpp"
+#include "sap/scene.hpp"
 #include "sap/solver_sap.hpp"
 #include "solve_data.hpp"
 
@@ -479,4 +485,61 @@ void stale_newton_buffers_do_not_survive_reset(int on_chip_bytes) {
 TEST(FailureIsolation, StaleNewtonBuffersDoNotSurviveReset) { stale_newton_buffers_do_not_survive_reset(0); }
 TEST(FailureIsolation, StaleOnChipNewtonBuffersDoNotSurviveReset) {
   stale_newton_buffers_do_not_survive_reset(SolverOptions().resolve().on_chip_bytes);
+}
+
+namespace {
+
+// Steps `nstep` times from the humanoid scene's start (legs dropped onto the floor): collision
+// then solver, as the Simulator does. shared: the pipeline writes its poses into the solver's
+// kinematics arrays and the solver is told they are in precision `told` (set_poses_given);
+// otherwise each keeps its own poses. Returns qpos and qvel after the last step.
+std::vector<double> humanoid_steps(const std::string& preset, Precision collision, bool shared,
+                                   std::optional<Precision> told, int nstep) {
+  const Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/humanoid.json");
+  const Model& m = scene.model;
+  SolverOptions o = scene.solver;
+  set_solver_option(o, "contact_preset_variant", preset);
+  const int nworld = 2, cap = 32;
+  Context ctx(Backend::CPU, 1);
+  CollisionPipeline pipe(m, ctx, nworld, collision);
+  SolverSAP solver(m, ctx, nworld, o, cap);
+  if (shared) pipe.share_kinematics_workspace(solver.data());
+  solver.set_poses_given(told);
+  State state(m, nworld, Backend::CPU);
+  Control control(m, nworld, Backend::CPU);
+  Contacts contacts(nworld, cap, Backend::CPU);
+  for (int w = 0; w < nworld; ++w) {
+    std::vector<double> q = scene.qpos0;
+    q[2] -= 0.1 * (w + 1);  // root height: both worlds touch the floor at once
+    state.qpos.world_from_host(w, q.data());
+  }
+  for (int k = 0; k < nstep; ++k) {
+    pipe.collide(state, contacts);
+    solver.step(state, state, control, contacts, scene.dt);
+  }
+  std::vector<double> out = state.qpos.buffer().to_host();
+  const std::vector<double> v = state.qvel.buffer().to_host();
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+}  // namespace
+
+// The Simulator's collision pipeline writes the body poses into the solver's kinematics arrays,
+// and the solver, told so, computes only the com quantities when the poses are in its own
+// precision: forward kinematics once per step. The steps are bit-identical to a solver that
+// computes its poses itself, in every preset (approx32: fp32 poses in the solver, so the fp64
+// collision poses are recomputed). Telling the solver fp64 poses while the collision computes
+// them in fp32 changes the trajectory: the kinematics stage really reads the given poses.
+TEST(PosesGiven, CollisionPosesLeaveTheStepBitIdentical) {
+  for (const std::string preset : {"approx64", "drake", "approx32"}) {
+    SCOPED_TRACE(preset);
+    const std::vector<double> own = humanoid_steps(preset, Precision::F64, false, std::nullopt, 30);
+    const std::vector<double> given = humanoid_steps(preset, Precision::F64, true, Precision::F64, 30);
+    ASSERT_EQ(own.size(), given.size());
+    EXPECT_EQ(std::memcmp(own.data(), given.data(), own.size() * sizeof(double)), 0);
+  }
+  const std::vector<double> own = humanoid_steps("approx64", Precision::F64, false, std::nullopt, 30);
+  const std::vector<double> wrong = humanoid_steps("approx64", Precision::F32, true, Precision::F64, 30);
+  EXPECT_NE(std::memcmp(own.data(), wrong.data(), own.size() * sizeof(double)), 0);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -76,6 +77,13 @@ class SolverSAP {
   // arrays on the solver's backend that must stay valid; a default view (slot null): none.
   void set_world_model(const WorldModelView& wm);
   const WorldModelView& world_model() const { return world_model_; }
+  // The caller computes the body poses itself before every step: forward kinematics of the
+  // step's in.qpos in precision p, written into data()'s xpos, xquat, xmat, xipos, xanchor and
+  // xaxis (the Simulator's collision pipeline, which shares those arrays). When p is the
+  // solver's pose precision (use_f64_boundary_pose), the kinematics stage then computes only
+  // the com quantities: the poses would come out bit for bit the same (same function, same
+  // qpos, same precision). std::nullopt (default): the solver computes them.
+  void set_poses_given(std::optional<Precision> p) { poses_given_ = p; }
   // Stage clocks on (default) or off (off while a CUDA graph is captured).
   void set_timing(bool on) { timing_ = on; }
   // The fp64 repeat of failed fp32 steps (option fp64_retry) reads the status on the host after
@@ -137,6 +145,7 @@ class SolverSAP {
   std::unique_ptr<RolloutLaunch> rollout_;
   const int* active_ = nullptr;
   bool timing_ = true;
+  std::optional<Precision> poses_given_;  // set_poses_given
   bool timed_ = false;
   // fp64 retry (fp64_retry): the same step with every stage in fp64, for the failed worlds only.
   SolverOptions options_;

@@ -17,6 +17,7 @@ struct KinematicsKernel {
   // in
   ModelView m;
   Slab<const double> qpos_in;
+  bool poses_given = false;  // d's poses are already forward_kinematics<S> of qpos_in (collision)
   // out
   DataView d;  // xpos, xquat, xmat, xipos, xanchor, xaxis, cinert, cdof
 
@@ -24,9 +25,11 @@ struct KinematicsKernel {
   // then the com quantities strided over bodies and joints.
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    forward_kinematics<S>(team, m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w),
-                          d.xaxis(w));
-    team.sync();
+    if (!poses_given) {
+      forward_kinematics<S>(team, m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w),
+                            d.xaxis(w));
+      team.sync();
+    }
     com_quantities<S>(team, m, d.xpos(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w), d.cinert(w), d.cdof(w));
   }
 };
