@@ -139,6 +139,8 @@ struct RunResult {
   int repeats = 0;
   long long rss_growth = -1;  // resident-memory growth while the simulator exists (bytes)
   std::string device;
+  int collision_pairs = 0;        // candidate pairs with a narrow phase
+  bool collision_convex = false;  // some pair needs the convex solvers (else the analytic-only kernel)
   int threads = 1;
   // statistics pass
   bool have_stats = false;
@@ -247,6 +249,8 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   sim.context().synchronize();
   r.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_setup0).count();
   r.device = sim.context().device_name();
+  r.collision_pairs = sim.collision().active_pair_count();
+  r.collision_convex = sim.collision().uses_convex_solvers();
   r.threads = sim.context().threads();
   const bool progress = !o.quiet;
   const std::string tag = std::to_string(nworld) + " world" + (nworld == 1 ? "" : "s");
@@ -355,6 +359,7 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   j["steps"] = r.steps;
   j["warmup"] = r.warmup;
   j["setup_s"] = r.setup_s;
+  j["collision"] = {{"pairs", r.collision_pairs}, {"kernel", r.collision_convex ? "convex" : "analytic"}};
   j["wall_s"] = r.wall_s;
   j["world_steps_per_s"] = finite_or_null(world_steps / r.wall_s);
   j["repeats"] = r.repeats;
@@ -520,6 +525,9 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
     std::printf(" (scene)");
   }
   std::printf("\n");
+  std::printf("  collision     %d candidate pairs, %s\n", r.collision_pairs,
+              r.collision_convex ? "kernel with the convex solvers (GJK/EPA, heightfield)"
+                                 : "analytic pairs only (kernel without the convex solvers)");
   const auto& sv = meta["solver"];
   std::printf("  solver        %s, line search %s%s\n", sv["preset"].get<std::string>().c_str(),
               sv["line_search_variant"].get<std::string>().c_str(),
