@@ -177,7 +177,7 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
 template <class Team>
 SAP_HDI int lanes_prefix_sum(Team& team, int width, int n, int& total) {
   const int lane = team.rank();
-  int suffix = lane < width ? n : 0;
+  int suffix = n;
   for (int off = 1; off < width; off <<= 1) {
     const int above = team.shfl_down(suffix, off);
     if (lane + off < width) suffix += above;
@@ -274,7 +274,6 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
     c.count[w] = count;
     c.dropped[w] = dropped;
   }
-  team.sync();
 }
 
 // Launch functor: a team per world. kConvexSolvers = false: the analytic pairs only (see
