@@ -11,6 +11,7 @@
 #include "cuda_api.hpp"
 #include "kernels/newton.hpp"
 #include "launch_cuda.cuh"
+#include "newton_tail_cuda.cuh"
 #include "sap/backend/buffer.hpp"
 #include "sap/context.hpp"
 

@@ -57,7 +57,10 @@ struct NewtonOnChip {
   long long bytes() const { return 8 * doubles; }
 };
 
-template <class So>
+// kAllGlobal: every buffer is the global array, known at compile time (the split path, whose
+// loop state and system live between launches); the fused kernel chooses at run time
+// (system_on_chip, rows_on_chip). Same loads and arithmetic either way.
+template <class So, bool kAllGlobal = false>
 struct SapSolveKernel {
   // in
   ModelView m;
@@ -86,6 +89,7 @@ struct SapSolveKernel {
   // The on-chip address of a NewtonOnChip slot when `on`, else the global array.
   template <class Team, class T>
   SAP_HD T* placed(Team& team, bool on, long long NewtonOnChip::*slot, T* global) const {
+    if (kAllGlobal) return global;
     return on ? reinterpret_cast<T*>(on_chip(team, on_chip_layout().*slot)) : global;
   }
   template <class Team>
@@ -682,6 +686,35 @@ struct SapSolveKernel {
     team.sync();
   }
 
+  // The split tail's loop state. tail() reads only it.cost and it.rows_cost, and changes k and
+  // ls_total (by increments), flags (by OR), phase, and alpha and cost_prev when the loop goes
+  // on; so the tail launch starts from a fresh iterate holding the two stored costs and adds its
+  // changes to the stored state afterwards. The rest of the state is then not held in registers across the
+  // line search (NewtonTailKernel<double> fits 128 registers without spills: docs/gpu.md).
+  SAP_HD NewtonIterate tail_iterate(int w) const {
+    NewtonIterate change;
+    change.cost = So(s.newton_real(w)[kIterCost]);
+    change.rows_cost = So(s.newton_real(w)[kIterRowsCost]);
+    return change;
+  }
+  template <class Team>
+  SAP_HD void store_tail_changes(int w, Team& team, const NewtonIterate& change) const {
+    team.sync();  // every lane has read the stored state before it changes
+    if (team.rank() == 0) {  // one-lane: iterate stores (split path)
+      double* r = s.newton_real(w);
+      int* n = s.newton_int(w);
+      if (change.phase == kIterating) {
+        r[kIterCostPrev] = double(change.cost_prev);
+        r[kIterAlpha] = double(change.alpha);
+      }
+      n[kIterK] += change.k;
+      n[kIterLineSearchTotal] += change.ls_total;
+      n[kIterFlags] |= change.flags;
+      n[kIterPhase] = change.phase;
+    }
+    team.sync();
+  }
+
   // The fused Newton solve of one world: every phase in one launch, our Cholesky in between.
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
@@ -701,11 +734,14 @@ struct SapSolveKernel {
 // The split path: one launch per phase over all worlds; the loop state lives in newton_real /
 // newton_int between launches. Worlds already done skip every phase.
 template <class So>
+using SplitSolveKernel = SapSolveKernel<So, true>;
+
+template <class So>
 struct NewtonBeginKernel {
-  SapSolveKernel<So> k;
+  SplitSolveKernel<So> k;
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    typename SapSolveKernel<So>::NewtonIterate it;
+    typename SplitSolveKernel<So>::NewtonIterate it;
     k.begin(w, team, it);
     k.store_iterate(w, team, it);
   }
@@ -715,35 +751,37 @@ struct NewtonBeginKernel {
 // the linear-solve precision and leaves newton_int phase = kNeedsDirection.
 template <class So>
 struct NewtonHeadKernel {
-  SapSolveKernel<So> k;
+  SplitSolveKernel<So> k;
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    typename SapSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
-    if (it.phase != SapSolveKernel<So>::kIterating) return;
+    typename SplitSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
+    if (it.phase != SplitSolveKernel<So>::kIterating) return;
     if (k.head(w, team, it)) k.load_newton_system_in_solve_precision(w, team);
     k.store_iterate(w, team, it);
   }
 };
 
 // Tail for the worlds whose system was solved: solve_ok[w] from the library factorisation.
+// The line search's evaluations hold the most registers of the split path: on CUDA this kernel
+// is compiled in a translation unit of its own under a register cap (cuda/newton_tail_cuda.cu).
 template <class So>
 struct NewtonTailKernel {
-  SapSolveKernel<So> k;
+  SplitSolveKernel<So> k;
   const int* solve_ok;  // per world
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    typename SapSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
-    if (it.phase != SapSolveKernel<So>::kNeedsDirection) return;
+    if (k.s.newton_int(w)[kIterPhase] != SplitSolveKernel<So>::kNeedsDirection) return;
+    typename SplitSolveKernel<So>::NewtonIterate change = k.tail_iterate(w);
     const bool ok = solve_ok[w] != 0;
     if (ok) k.store_direction_in_solve_precision(w, team);
-    k.tail(w, team, it, ok);
-    k.store_iterate(w, team, it);
+    k.tail(w, team, change, ok);
+    k.store_tail_changes(w, team, change);
   }
 };
 
 template <class So>
 struct NewtonFinishKernel {
-  SapSolveKernel<So> k;
+  SplitSolveKernel<So> k;
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
     k.finish(w, team, k.load_iterate(w));
