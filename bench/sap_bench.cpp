@@ -155,7 +155,8 @@ struct RunResult {
   std::set<int> failed_worlds;
   int nonfinite_state_worlds = 0;
   // steps repeated in fp64 after an fp32 failure (fp64_retry), over both passes, and rescued
-  long long fp64_retries = 0, fp64_rescued = 0;
+  long long fp64_retries = 0, fp64_rescued = 0, fp64_overflow = 0;
+  int fp64_capacity = 0;  // worlds the fp64 retry steps at once
   int fp64_retry_worlds = 0;
   // final state of the timed pass: max |qvel| over worlds and dofs, worlds at rest
   double final_max_qvel = 0;
@@ -281,13 +282,16 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   if (rss0 >= 0 && rss1 >= 0) r.rss_growth = rss1 - rss0;
   for (int w : sim.failed_worlds()) r.failed_worlds.insert(w);
   auto read_fp64_retries = [&] {
-    r.fp64_retries = r.fp64_rescued = 0;
+    r.fp64_retries = r.fp64_rescued = r.fp64_overflow = 0;
     r.fp64_retry_worlds = 0;
-    for (int w = 0; w < nworld; ++w) {
-      const int n = sim.solver().fp64_retries()[static_cast<std::size_t>(w)];
-      r.fp64_retries += n;
-      r.fp64_rescued += sim.solver().fp64_rescued()[static_cast<std::size_t>(w)];
-      r.fp64_retry_worlds += n > 0;
+    r.fp64_capacity = sim.solver().fp64_retry_capacity();
+    const std::vector<int> retries = sim.solver().fp64_retries(), rescued = sim.solver().fp64_rescued(),
+                           overflow = sim.solver().fp64_retry_overflow();
+    for (std::size_t w = 0; w < retries.size(); ++w) {
+      r.fp64_retries += retries[w];
+      r.fp64_rescued += rescued[w];
+      r.fp64_overflow += overflow[w];
+      r.fp64_retry_worlds += retries[w] > 0;
     }
   };
   read_fp64_retries();
@@ -372,7 +376,11 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   if (ids.size() > 32) ids.resize(32);
   j["failed_world_ids"] = ids;  // the first 32
   j["nonfinite_state_worlds"] = r.nonfinite_state_worlds;
-  j["fp64_retry"] = {{"steps", r.fp64_retries}, {"rescued", r.fp64_rescued}, {"worlds", r.fp64_retry_worlds}};
+  j["fp64_retry"] = {{"steps", r.fp64_retries},
+                     {"rescued", r.fp64_rescued},
+                     {"worlds", r.fp64_retry_worlds},
+                     {"overflow", r.fp64_overflow},
+                     {"capacity", r.fp64_capacity}};
   j["final_state"] = {{"max_abs_qvel", finite_or_null(r.final_max_qvel)},
                       {"worlds_at_rest", r.final_rest_worlds},
                       {"rest_threshold", kRestSpeed}};
@@ -567,8 +575,10 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
   } else {
     std::printf("  statistics    skipped (--stats-every 0)\n");
   }
-  std::printf("  fp64 retry    %lld world-steps repeated in fp64 after an fp32 failure, %lld rescued, in %d worlds\n",
+  std::printf("  fp64 retry    %lld world-steps repeated in fp64 after an fp32 failure, %lld rescued, in %d worlds",
               r.fp64_retries, r.fp64_rescued, r.fp64_retry_worlds);
+  if (r.fp64_overflow > 0) std::printf("; %lld not repeated (more failed worlds than the capacity)", r.fp64_overflow);
+  std::printf("\n");
   std::printf("  failed        %zu worlds%s", r.failed_worlds.size(), r.failed_worlds.empty() ? "" : " (first:");
   int shown = 0;
   for (int w : r.failed_worlds) {

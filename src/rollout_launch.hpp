@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "kernels/fp64_retry.hpp"
 #include "kernels/rollout.hpp"
 #include "sap/context.hpp"
 
@@ -27,6 +28,12 @@ struct RolloutLaunch {
   virtual void accumulate_status(int nworld, const int* status, int mask, Slab<int> acc) = 0;
   virtual void mark_skipped(int nworld, const int* active, int* status) = 0;
   virtual void or_status(int nworld, const int* status, int mask, int* bad) = 0;
+  // fp64 retry (kernels/fp64_retry.hpp).
+  virtual void retry_chunk_counts(int nchunk, const RetryChunkCountKernel& k) = 0;
+  virtual void retry_slots(int nchunk, const RetrySlotKernel& k) = 0;
+  virtual void gather(int nslot, int n, Slab<double> dst, Slab<const double> src, const int* world_of) = 0;
+  virtual void gather(int nslot, int n, Slab<int> dst, Slab<const int> src, const int* world_of) = 0;
+  virtual void retry_merge(int nslot, const RetryMergeKernel& k) = 0;
 };
 
 std::unique_ptr<RolloutLaunch> make_rollout_launch_cpu(Context& ctx);

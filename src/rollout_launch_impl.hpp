@@ -48,6 +48,15 @@ class RolloutLaunchImpl final : public RolloutLaunch {
   void or_status(int nworld, const int* status, int mask, int* bad) override {
     parallel_for(exec_, nworld, 1, OrStatusKernel{status, mask, bad});
   }
+  void retry_chunk_counts(int nchunk, const RetryChunkCountKernel& k) override { parallel_for(exec_, nchunk, 1, k); }
+  void retry_slots(int nchunk, const RetrySlotKernel& k) override { parallel_for(exec_, nchunk, 1, k); }
+  void gather(int nslot, int n, Slab<double> dst, Slab<const double> src, const int* world_of) override {
+    parallel_for(exec_, nslot, n, GatherWorldsKernel<double>{dst, src, world_of});
+  }
+  void gather(int nslot, int n, Slab<int> dst, Slab<const int> src, const int* world_of) override {
+    parallel_for(exec_, nslot, n, GatherWorldsKernel<int>{dst, src, world_of});
+  }
+  void retry_merge(int nslot, const RetryMergeKernel& k) override { parallel_for(exec_, nslot, 1, k); }
 
  private:
   Exec exec_;

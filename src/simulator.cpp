@@ -590,7 +590,10 @@ void Simulator::step(int n) {
       const double t = time_;
       capturing_ = true;
       solver_->set_timing(false);
-      solver_->set_fp64_retry_paused(true);  // no host reads in a graph: replays step without it
+      // The fp64 retry inside the graph: its buffers now (no allocation during a capture), one
+      // round per step and no host read (SolverSAP::set_fp64_retry_in_graph).
+      solver_->prepare_fp64_retry(contacts_->capacity());
+      solver_->set_fp64_retry_in_graph(true);
       cuda::graph_begin_capture(stream);
       try {
         n_steps();
@@ -598,14 +601,14 @@ void Simulator::step(int n) {
         skip_contact_obs_ = false;
         capturing_ = false;
         solver_->set_timing(true);
-        solver_->set_fp64_retry_paused(false);
+        solver_->set_fp64_retry_in_graph(false);
         cuda::graph_destroy(cuda::graph_end_capture(stream));
         throw;
       }
       exec = cuda::graph_end_capture(stream);
       capturing_ = false;
       solver_->set_timing(true);
-      solver_->set_fp64_retry_paused(false);
+      solver_->set_fp64_retry_in_graph(false);
       graphs_.emplace_back(n, exec);
       time_ = t;
     }

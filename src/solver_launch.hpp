@@ -27,9 +27,10 @@ struct SolverLaunch {
   bool newton_rows_on_chip = false;  // only with the system
   // Body poses and com-based quantities at qpos, in precision p.
   // poses_given: the body poses in d are already those of qpos in precision p (computed by the
-  // collision stage); only the com quantities are computed.
+  // collision stage); only the com quantities are computed. Worlds whose status has
+  // kStatusSkipped are not computed (here, in free motion and in constraint setup).
   virtual void kinematics(Precision p, bool poses_given, int nworld, const ModelView& m, Slab<const double> qpos,
-                          const DataView& d) = 0;
+                          const DataView& d, const int* status) = 0;
   // A = M + hD and v* (stage 1), in precision p.
   virtual void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                            const DataView& d, double h, int coriolis_passes, int* status) = 0;

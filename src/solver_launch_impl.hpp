@@ -14,9 +14,9 @@ class SolverLaunchImpl final : public SolverLaunch {
   explicit SolverLaunchImpl(Exec exec) : exec_(exec) {}
 
   void kinematics(Precision p, bool poses_given, int nworld, const ModelView& m, Slab<const double> qpos,
-                  const DataView& d) override {
-    if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, poses_given, d});
-    else run_teams(nworld, KinematicsKernel<double>{m, qpos, poses_given, d});
+                  const DataView& d, const int* status) override {
+    if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, poses_given, d, status});
+    else run_teams(nworld, KinematicsKernel<double>{m, qpos, poses_given, d, status});
   }
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,

@@ -153,8 +153,8 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   newton_on_chip_bytes_ = newton_on_chip ? static_cast<long long>(newton_bytes(rows_on_chip)) : 0;
   clock_ = ctx.make_clock(kNumPoints);
   rollout_ = make_rollout_launch(ctx);
-  fp64_retries_.assign(static_cast<std::size_t>(nworld), 0);
-  fp64_rescued_.assign(static_cast<std::size_t>(nworld), 0);
+  const int auto_capacity = nworld <= 64 ? nworld : std::max(64, nworld / 16);
+  retry_capacity_ = std::min(nworld, config_.fp64_retry_capacity > 0 ? config_.fp64_retry_capacity : auto_capacity);
 }
 
 SolverSAP::~SolverSAP() = default;
@@ -171,13 +171,26 @@ std::vector<std::pair<std::string, long long>> SolverSAP::buffer_bytes_per_world
 #undef SAP_X
   out.emplace_back("solver.status", static_cast<long long>(sizeof(int)));
   out.emplace_back("solver.solve_ok", static_cast<long long>(sizeof(int)));
-  // fp64 retry (allocated on first use): the step-start copy, the fp64 solver and its trial state.
+  // fp64 retry (allocated on first use or by prepare_fp64_retry): the step-start copy and the
+  // per-world counters; the compact solver and its slot buffers serve retry_capacity_ worlds and
+  // are listed per slot x slots / worlds (exact when every world has a slot).
   const long long state_bytes = static_cast<long long>((model_.nq + model_.nv) * sizeof(double));
   if (start64_) out.emplace_back("solver.fp64_start_state", state_bytes);
-  if (trial64_) out.emplace_back("solver.fp64_trial_state", state_bytes);
-  if (retry_mask_.size()) out.emplace_back("solver.fp64_retry_mask", static_cast<long long>(sizeof(int)));
-  if (solver64_)
-    for (const auto& [name, bytes] : solver64_->buffer_bytes_per_world()) out.emplace_back("fp64." + name, bytes);
+  if (retry_counters_.size()) out.emplace_back("solver.fp64_retry_counters", static_cast<long long>(3 * sizeof(int)));
+  if (solver64_) {
+    auto per_world = [&](long long per_slot) { return per_slot * retry_capacity_ / nworld_; };
+    const long long control_bytes = static_cast<long long>((3 * model_.nu + model_.nv) * sizeof(double));
+    long long contact_bytes = 2 * static_cast<long long>(sizeof(int));
+#define SAP_X(name, type, dim) contact_bytes += static_cast<long long>(slot_contacts_->name.per_world() * sizeof(type));
+    SAP_CONTACT_ARRAYS(SAP_X)
+#undef SAP_X
+    out.emplace_back("fp64_retry.slot_states", per_world(2 * state_bytes));
+    out.emplace_back("fp64_retry.slot_control", per_world(control_bytes));
+    out.emplace_back("fp64_retry.slot_contacts", per_world(contact_bytes));
+    out.emplace_back("fp64_retry.slot_maps", per_world(3 * static_cast<long long>(sizeof(int))));
+    for (const auto& [name, bytes] : solver64_->buffer_bytes_per_world())
+      out.emplace_back("fp64_retry." + name, per_world(bytes));
+  }
   return out;
 }
 
@@ -209,7 +222,7 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
         " per world, the solver was built for max_rigid_contact = " + std::to_string(max_rigid_contact_));
   if (contacts.capacity() > 0 && (contacts.nworld() != nworld_ || contacts.backend() != ctx_.backend()))
     throw std::invalid_argument("SolverSAP::step: contacts have another world count or backend than the solver");
-  if (!fp64_retry_active() || fp64_retry_paused_) {
+  if (!fp64_retry_active()) {
     step_once(in, out, control, contacts, dt);
     return;
   }
@@ -228,45 +241,98 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
 // in near-rigid contact: w ~ 1/m_link, R ~ beta^2 w / (4 pi^2), H = A + J^T R^-1 J). Such a
 // world repeats the same step (same state, controls, contacts and dt) with every stage in fp64;
 // its outcome replaces the fp32 one, with kStatusFp64Retry added to its status. The other
-// worlds are untouched (the fp64 solver steps only the failed worlds, into a trial state).
+// worlds are untouched. The repeat runs in a compact fp64 solver whose slots hold the failed
+// worlds in world order (a world's arithmetic does not depend on its slot, so the outcome is the
+// one a full fp64 solver would give).
+void SolverSAP::prepare_fp64_retry(int contact_capacity) {
+  if (!fp64_retry_active()) return;
+  const Backend b = ctx_.backend();
+  allocate_retry_scan();
+  if (!retry_counters_.size()) retry_counters_.allocate(b, 3 * static_cast<std::size_t>(nworld_));
+  if (!start64_) start64_ = std::make_unique<State>(model_, nworld_, b);
+  if (solver64_ && slot_contacts_->capacity() == contact_capacity) return;
+  SolverOptions o = options_;
+  for (const char* k : {"free_motion_solve_precision", "contact_solve_precision", "contact_linear_solve_precision",
+                        "sap_contact_weight_precision"})
+    set_solver_option(o, k, "fp64");
+  set_solver_option(o, "use_f64_boundary_pose", "true");
+  set_solver_option(o, "fp64_retry", "false");
+  const int k = retry_capacity_;
+  solver64_ = std::make_unique<SolverSAP>(model_, ctx_, k, o, max_rigid_contact_);
+  solver64_->set_timing(false);
+  slot_in_ = std::make_unique<State>(model_, k, b);
+  slot_out_ = std::make_unique<State>(model_, k, b);
+  slot_control_ = std::make_unique<Control>(model_, k, b);
+  slot_contacts_ = std::make_unique<Contacts>(k, contact_capacity, b);
+  for (Buffer<int>* buf : {&slot_world_, &slot_active_, &slot_model_}) buf->allocate(b, static_cast<std::size_t>(k));
+}
+
+// The slot scan's buffers (per chunk of worlds, not per world): all a step with no failed world
+// needs.
+void SolverSAP::allocate_retry_scan() {
+  if (retry_chunk_count_.size()) return;
+  retry_chunk_count_.allocate(ctx_.backend(), static_cast<std::size_t>((nworld_ + kRetryChunk - 1) / kRetryChunk));
+  retry_total_.allocate(ctx_.backend(), 1);
+}
+
+std::vector<int> SolverSAP::retry_counter(int which) const {
+  if (!retry_counters_.size()) return std::vector<int>(static_cast<std::size_t>(nworld_), 0);
+  std::vector<int> all = retry_counters_.to_host();
+  const auto first = all.begin() + static_cast<std::ptrdiff_t>(which) * nworld_;
+  return std::vector<int>(first, first + nworld_);
+}
+
 void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& control, const Contacts& contacts,
                               double dt) {
-  std::vector<int> st = status_.to_host();
-  std::vector<int> mask(static_cast<std::size_t>(nworld_), 0);
-  int nretry = 0;
-  for (std::size_t w = 0; w < mask.size(); ++w) {
-    mask[w] = !(st[w] & kStatusSkipped) && (st[w] & kStatusFp64RetryOn) ? 1 : 0;
-    nretry += mask[w];
+  if (fp64_retry_in_graph_ && !(solver64_ && slot_contacts_->capacity() == contacts.capacity()))
+    throw std::logic_error("SolverSAP: the fp64 retry in a CUDA graph needs prepare_fp64_retry() before the capture");
+  allocate_retry_scan();  // the rest on the first world to repeat (prepare_fp64_retry)
+  const int nchunk = static_cast<int>(retry_chunk_count_.size()), k = retry_capacity_;
+  for (;;) {
+    // One round: the slots, the inputs gathered into them, the fp64 step, the merge.
+    rollout_->retry_chunk_counts(nchunk, RetryChunkCountKernel{status_.data(), nworld_, retry_chunk_count_.data()});
+    int total = 0;
+    if (!fp64_retry_in_graph_) {  // host read: nothing (more) to do when no world needs it
+      for (int c : retry_chunk_count_.to_host()) total += c;
+      if (total == 0) return;
+      prepare_fp64_retry(contacts.capacity());
+    }
+    int* counters = retry_counters_.data();
+    rollout_->retry_slots(nchunk, RetrySlotKernel{status_.data(), nworld_, nchunk, retry_chunk_count_.data(), k,
+                                                  slot_world_.data(), slot_active_.data(), retry_total_.data(),
+                                                  fp64_retry_in_graph_ ? counters + 2 * nworld_ : nullptr});
+    const ContactsView cin = contacts.view(), cslot = slot_contacts_->view();
+    const int* slot_world = slot_world_.data();
+    auto gather = [&](int n, auto dst, auto src) { rollout_->gather(k, n, dst, src, slot_world); };
+    gather(model_.nq, slot_in_->qpos.slab(), in.qpos.slab());
+    gather(model_.nv, slot_in_->qvel.slab(), in.qvel.slab());
+    if (model_.nu > 0) {
+      gather(model_.nu, slot_control_->ctrl.slab(), control.ctrl.slab());
+      gather(model_.nu, slot_control_->ctrl_vel.slab(), control.ctrl_vel.slab());
+      gather(model_.nu, slot_control_->ctrl_ff.slab(), control.ctrl_ff.slab());
+    }
+    gather(model_.nv, slot_control_->qfrc_applied.slab(), control.qfrc_applied.slab());
+    if (cin.capacity > 0) {
+      gather(1, Slab<int>{cslot.count, 1}, Slab<const int>{cin.count, 1});
+      gather(1, Slab<int>{cslot.dropped, 1}, Slab<const int>{cin.dropped, 1});
+#define SAP_X(name, type, dim) \
+  gather(static_cast<int>(cin.name.stride), cslot.name, Slab<const type>{cin.name.ptr, cin.name.stride});
+      SAP_CONTACT_ARRAYS(SAP_X)
+#undef SAP_X
+    }
+    WorldModelView wm = world_model_;
+    if (wm.slot) {
+      gather(1, Slab<int>{slot_model_.data(), 1}, Slab<const int>{wm.slot, 1});
+      wm.slot = slot_model_.data();
+    }
+    solver64_->set_world_model(wm);
+    solver64_->set_active_worlds(slot_active_.data());
+    solver64_->step(*slot_in_, *slot_out_, *slot_control_, *slot_contacts_, dt);
+    const State& trial = *slot_out_;
+    rollout_->retry_merge(k, RetryMergeKernel{slot_world, model_.nq, model_.nv, trial.view(), solver64_->status_data(),
+                                              out.view(), status_.data(), counters, counters + nworld_});
+    if (fp64_retry_in_graph_ || total <= k) return;
   }
-  if (nretry == 0) return;
-  if (!solver64_) {
-    SolverOptions o = options_;
-    for (const char* k : {"free_motion_solve_precision", "contact_solve_precision", "contact_linear_solve_precision",
-                          "sap_contact_weight_precision"})
-      set_solver_option(o, k, "fp64");
-    set_solver_option(o, "use_f64_boundary_pose", "true");
-    set_solver_option(o, "fp64_retry", "false");
-    solver64_ = std::make_unique<SolverSAP>(model_, ctx_, nworld_, o, max_rigid_contact_);
-    trial64_ = std::make_unique<State>(model_, nworld_, ctx_.backend());
-    retry_mask_.allocate(ctx_.backend(), static_cast<std::size_t>(nworld_));
-  }
-  solver64_->set_timing(false);
-  solver64_->set_world_model(world_model_);
-  retry_mask_.upload(mask);
-  solver64_->set_active_worlds(retry_mask_.data());
-  solver64_->step(in, *trial64_, control, contacts, dt);
-  solver64_->set_active_worlds(nullptr);
-  const std::vector<int> s64 = solver64_->world_status();
-  const State& trial = *trial64_;
-  rollout_->copy(nworld_, model_.nq, out.qpos.slab(), trial.qpos.slab(), retry_mask_.data());
-  rollout_->copy(nworld_, model_.nv, out.qvel.slab(), trial.qvel.slab(), retry_mask_.data());
-  for (std::size_t w = 0; w < mask.size(); ++w) {
-    if (!mask[w]) continue;
-    st[w] = s64[w] | kStatusFp64Retry;
-    ++fp64_retries_[w];
-    if (!(s64[w] & (kStatusFp64RetryOn | kStatusFailed))) ++fp64_rescued_[w];
-  }
-  status_.upload(st);
 }
 
 void SolverSAP::step_once(const State& in, State& out, const Control& control, const Contacts& contacts,
@@ -280,7 +346,7 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   };
   mark(kStart);
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
-  launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d);
+  launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d, status_.data());
   const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
   launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
                        coriolis_passes, status_.data());

@@ -86,15 +86,24 @@ class SolverSAP {
   void set_poses_given(std::optional<Precision> p) { poses_given_ = p; }
   // Stage clocks on (default) or off (off while a CUDA graph is captured).
   void set_timing(bool on) { timing_ = on; }
-  // The fp64 repeat of failed fp32 steps (option fp64_retry) reads the status on the host after
-  // each step; the simulator pauses it while a CUDA graph is captured (no host reads there).
-  void set_fp64_retry_paused(bool paused) { fp64_retry_paused_ = paused; }
+  // The fp64 repeat of failed fp32 steps (option fp64_retry) runs on the device: the failed
+  // worlds get slots of a compact fp64 solver of fp64_retry_capacity() worlds, in world order.
+  // Outside a CUDA graph it reads one count on the host per step (nothing more when no world
+  // failed) and takes as many rounds as needed. In a graph (set_fp64_retry_in_graph(true) while
+  // the launches are captured) it runs one round with no host read, and counts the failed
+  // worlds past the capacity in fp64_retry_overflow(); prepare_fp64_retry() must have built
+  // its buffers before the capture (no allocation during a capture).
+  void set_fp64_retry_in_graph(bool in_graph) { fp64_retry_in_graph_ = in_graph; }
+  void prepare_fp64_retry(int contact_capacity);
   // True when the option is on and some stage runs in fp32 (otherwise there is nothing to retry).
   bool fp64_retry_active() const;
-  // Per world since construction (host): steps repeated in fp64, and those whose fp64 repeat
-  // succeeded (no bit of kStatusFp64RetryOn and not kStatusFailed).
-  const std::vector<int>& fp64_retries() const { return fp64_retries_; }
-  const std::vector<int>& fp64_rescued() const { return fp64_rescued_; }
+  int fp64_retry_capacity() const { return retry_capacity_; }
+  // Per world since construction (host copies): steps repeated in fp64; those whose fp64 repeat
+  // succeeded (no bit of kStatusFp64RetryOn and not kStatusFailed); steps that needed the repeat
+  // but found no slot (CUDA graph, more failed worlds than the capacity: the fp32 outcome stays).
+  std::vector<int> fp64_retries() const { return retry_counter(0); }
+  std::vector<int> fp64_rescued() const { return retry_counter(1); }
+  std::vector<int> fp64_retry_overflow() const { return retry_counter(2); }
   // Per-world status of the last step on the solver's backend (no copy, no sync).
   const int* status_data() const { return status_.data(); }
 
@@ -147,13 +156,22 @@ class SolverSAP {
   bool timing_ = true;
   std::optional<Precision> poses_given_;  // set_poses_given
   bool timed_ = false;
-  // fp64 retry (fp64_retry): the same step with every stage in fp64, for the failed worlds only.
+  // fp64 retry (fp64_retry): the same step with every stage in fp64, for the failed worlds only,
+  // by a compact solver of retry_capacity_ slots (kernels/fp64_retry.hpp). Built on first use
+  // or by prepare_fp64_retry.
   SolverOptions options_;
+  int retry_capacity_ = 0;
+  bool fp64_retry_in_graph_ = false;
   std::unique_ptr<SolverSAP> solver64_;
-  std::unique_ptr<State> start64_, trial64_;
-  Buffer<int> retry_mask_;
-  bool fp64_retry_paused_ = false;
-  std::vector<int> fp64_retries_, fp64_rescued_;
+  std::unique_ptr<State> start64_;                   // the step's inputs when it is in place
+  std::unique_ptr<State> slot_in_, slot_out_;        // per slot
+  std::unique_ptr<Control> slot_control_;            // per slot
+  std::unique_ptr<Contacts> slot_contacts_;          // per slot
+  Buffer<int> slot_world_, slot_active_, slot_model_;  // per slot: world, occupied, world-model row
+  Buffer<int> retry_chunk_count_, retry_total_;
+  Buffer<int> retry_counters_;  // 3 x nworld: retries, rescued, overflow
+  void allocate_retry_scan();
+  std::vector<int> retry_counter(int which) const;
   void step_once(const State& state_in, State& state_out, const Control& control, const Contacts& contacts, double dt);
   void retry_in_fp64(const State& state_in, State& state_out, const Control& control, const Contacts& contacts,
                      double dt);

@@ -13,7 +13,9 @@ enum WorldStatusBits : int {
   kStatusNonFinite = 1 << 3,            // NaN/Inf in the state, inputs or intermediate data
   kStatusFactorizationFailed = 1 << 4,  // a dense Cholesky met a non-positive pivot
   kStatusNotDescent = 1 << 5,           // the Newton direction did not decrease the cost
-  kStatusSkipped = 1 << 6,              // not stepped on purpose (retry sub-steps of other worlds)
+  // Not stepped on purpose (retry sub-steps of other worlds, the fp64 retry's unused slots): no
+  // stage computes anything for the world, and its diagnostics other than the status are stale.
+  kStatusSkipped = 1 << 6,
   // The step's fp32 stages failed (factorisation or line search) and the step was repeated in
   // fp64 (solver option fp64_retry); the other bits are those of the fp64 step.
   kStatusFp64Retry = 1 << 7,

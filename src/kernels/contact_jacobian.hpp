@@ -114,6 +114,9 @@ struct ConstraintSetupKernel {
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
+    // A skipped world is not computed (the whole team returns: uniform); every lane reads the
+    // status before the reduction below, after which rank 0 may OR a bit in.
+    if (status[w] & kStatusSkipped) return;
     const int ncon = contacts.capacity > 0 ? min_(contacts.count[w], s.size.ncmax) : 0;
     if (team.rank() == 0) {  // one-lane: counters (two stores)
       s.con_count(w)[0] = ncon;

@@ -20,11 +20,13 @@ struct KinematicsKernel {
   bool poses_given = false;  // d's poses are already forward_kinematics<S> of qpos_in (collision)
   // out
   DataView d;  // xpos, xquat, xmat, xipos, xanchor, xaxis, cinert, cdof
+  const int* status = nullptr;  // per world: a skipped world (kStatusSkipped) is not computed
 
   // Forward kinematics level-parallel over the team (lanes = the bodies of one depth level),
   // then the com quantities strided over bodies and joints.
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
+    if (status && (status[w] & kStatusSkipped)) return;  // the whole team: uniform
     if (!poses_given) {
       forward_kinematics<S>(team, m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w),
                             d.xaxis(w));
@@ -138,6 +140,9 @@ struct FreeMotionKernel {
 
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
+    // A skipped world is not computed (the whole team returns: uniform). Every lane reads the
+    // status here, long before rank 0 ORs its bits in below (barriers in between).
+    if (status[w] & kStatusSkipped) return;
     const int nv = m.nv, ld = m.nv_pad;
     const DataView dw = working_set(team);
     const double* qvel = state_in.qvel(w);
