@@ -455,6 +455,17 @@ NB_MODULE(_sap, m) {
              d["rescued"] = c.rescued;
              return d;
            }, "Per-world counters since each world's last reset: failures, retries, rescued.")
+      .def("fp64_retry_counters", [](PySimulator& s) {
+             const sap::SolverSAP& solver = s.sim->solver();
+             nb::dict d;
+             d["steps"] = solver.fp64_retries();
+             d["rescued"] = solver.fp64_rescued();
+             d["overflow"] = solver.fp64_retry_overflow();
+             d["capacity"] = solver.fp64_retry_capacity();
+             return d;
+           }, "The fp64 retry of failed fp32 steps (solver option fp64_retry), per world since construction "
+              "(host lists): steps repeated in fp64, rescued (the fp64 step succeeded), overflow (needed the "
+              "repeat inside a CUDA graph but found no slot); capacity: worlds repeated at once.")
       .def("diagnostics", [](PySimulator& s) {
              sap::StepDiagnostics d = s.sim->solver().diagnostics();
              nb::dict o;
@@ -468,7 +479,8 @@ NB_MODULE(_sap, m) {
              o["exit_reason"] = d.exit_reason;
              return o;
            }, "Per-world solver diagnostics of the last step (host lists): status (WorldStatusBits: 1 converged, "
-              "2 iteration limit, 4 line search failed, 8 non-finite, 16 factorisation failed), newton_iterations, "
+              "2 iteration limit, 4 line search failed, 8 non-finite, 16 factorisation failed, 32 not descent, "
+              "64 skipped, 128 repeated in fp64), newton_iterations, "
               "line_search_iterations, truncated_contacts, contacts, cost, residual, exit_reason.")
       .def("failed_worlds", [](PySimulator& s) { return s.sim->failed_worlds(); })
       .def("failed_worlds_since_reset", [](PySimulator& s) { return s.sim->failed_worlds_since_reset(); })

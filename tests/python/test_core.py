@@ -184,6 +184,26 @@ def test_counters_and_diagnostics():
     assert all(t == 0 for t in d["truncated_contacts"])
 
 
+def test_fp64_retry_counters(root):
+    # The UR5 with its end-effector box on the floor in rigid contact: approx32's fp32 step fails
+    # and is repeated in fp64 (tests/test_fp64_retry.cpp); with capacity 1 the two failed worlds
+    # take two rounds (plain launches), so none overflows and none stays failed.
+    s = sap.load_scene(str(root / "tests/data/ur5_box_floor_rigid.json"))
+    sim = sap.Simulator(s, nworld=2, backend="cpu", threads=1, preset="approx32", near_rigid_threshold=0,
+                        fp64_retry_capacity=1)
+    sim.step(5)
+    c = sim.fp64_retry_counters()
+    assert c["capacity"] == 1
+    assert all(n > 0 for n in c["steps"]) and c["rescued"] == c["steps"]
+    assert c["overflow"] == [0, 0]
+    assert sim.failed_worlds() == []
+    off = sap.Simulator(s, nworld=2, backend="cpu", threads=1, preset="approx32", near_rigid_threshold=0,
+                        fp64_retry=False)
+    off.step(5)
+    assert off.fp64_retry_counters()["steps"] == [0, 0]
+    assert off.failed_worlds() == [0, 1]
+
+
 def test_cuda_views_when_a_device_exists():
     if not sap.cuda_compiled() or sap.cuda_device_count() == 0:
         pytest.skip("no CUDA device (or a CPU-only build): CUDA zero-copy test skipped")
