@@ -24,7 +24,7 @@ bench() {  # bench NAME SCENE ARGS...: one sap_bench run, JSON under $out/json, 
   local name=$1; shift
   echo "== $name: sap_bench $*" >> "$out/bench.txt"
   timeout 120 "$b/sap_bench" "$@" --backend cuda --json "$out/json/$name.json" 2>&1 |
-    grep -E 'world-steps/s|stage|collide|free_motion|contact_setup|solve|integrate|total|Newton|failed|contacts' >> "$out/bench.txt"
+    grep -E 'world-steps/s|stage|collide|free_motion|contact_setup|solve|integrate|total|Newton|failed|contacts|fp64' >> "$out/bench.txt"
   echo "exit ${PIPESTATUS[0]}" >> "$out/bench.txt"
 }
 # 1. The targets of issue 12 (8192 worlds).
@@ -34,9 +34,14 @@ bench g1_8192 "$g1" --keyframe home --worlds 8192 --steps 100
 bench franka_cube_8192 scenes/franka_cube.json --worlds 8192 --steps 200
 bench box_stack_5_8192 scenes/box_stack_5.json --worlds 8192 --steps 200
 for p in approx32 approx64 drake; do bench humanoid_${p}_8192 scenes/humanoid.json --worlds 8192 --steps 200 --preset $p; done
+# The fp64 retry inside the CUDA graph (the UR5's failed fp32 steps, repeated up to the compact
+# solver's capacity, the rest counted as overflow), and what it costs when nothing fails (the
+# humanoid without it, against humanoid_8192 with it).
+bench ur5_retry_4096 tests/data/ur5_box_floor_rigid.json --worlds 4096 --steps 100
+bench humanoid_noretry_8192 scenes/humanoid.json --worlds 8192 --steps 200 --set fp64_retry=false
 cat "$out/bench.txt"
 # 2. CUDA tests.
-for t in test_cuda_parity test_collision_pipeline test_scene_physics test_free_motion test_linear_solver; do
+for t in test_cuda_parity test_collision_pipeline test_scene_physics test_free_motion test_linear_solver test_fp64_retry; do
   timeout 150 "$b/$t" 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|error' | head -40 | tee -a "$out/tests.txt"
   echo "$t exit ${PIPESTATUS[0]}" | tee -a "$out/tests.txt"
 done
