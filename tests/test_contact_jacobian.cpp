@@ -225,4 +225,72 @@ TEST(ContactWeightBodyInertia, SingularGroupInertiaFallsBackToTheDelassusWeight)
   }
 }
 
+// Constraint setup's joint-limit and PD rows on teams (one joint per lane, the limit rows
+// compacted in joint order by a prefix sum over the lanes; one actuator per lane, its row the
+// count of PD actuators before it) equal the one-lane rows bit for bit: humanoid (21 limited
+// hinges: several chunks at 3 lanes) with every limited joint slightly past alternating bounds,
+// one joint with a range inside its window (both rows); pd_arm (PD actuators).
+TEST(ConstraintSetupRows, LimitAndPdRowsOnTeamsEqualTheOneLaneRows) {
+  for (const std::string name : {"humanoid", "pd_arm"}) {
+    SCOPED_TRACE(name);
+    Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/" + name + ".json");
+    Model& m = scene.model;
+    std::vector<double> q0, v0(static_cast<std::size_t>(m.nv), 0.0);
+    {
+      SimulatorOptions o;
+      o.nworld = 1;
+      o.backend = Backend::CPU;
+      Simulator probe(scene, o);
+      q0 = probe.state().qpos.world_to_host(0);
+    }
+    int limited = 0, both = -1;
+    for (int j = 0; j < m.njnt; ++j) {
+      if (!m.jnt_limited[j] || (m.jnt_type[j] != kJointHinge && m.jnt_type[j] != kJointSlide)) continue;
+      double& q = q0[static_cast<std::size_t>(m.jnt_qposadr[j])];
+      if (both < 0) {  // range within the window 2 h |v| of q: both rows
+        both = j;
+        v0[static_cast<std::size_t>(m.jnt_dofadr[j])] = 1.0;
+        m.jnt_range[2 * j] = q - 1e-3;
+        m.jnt_range[2 * j + 1] = q + 1e-3;
+      } else {
+        q = limited % 2 ? m.jnt_range[2 * j + 1] + 1e-4 : m.jnt_range[2 * j] - 1e-4;  // past a bound
+      }
+      ++limited;
+    }
+    ASSERT_GE(limited, 2);
+    struct Rows {
+      std::vector<int> lim_count, lim_dof, pd_dof;
+      std::vector<double> lim_param, pd_param;
+    };
+    auto rows = [&](int lanes) {
+      SimulatorOptions o;
+      o.nworld = 2;
+      o.backend = Backend::CPU;
+      o.threads = 1;
+      o.emulated_lanes = lanes;
+      Simulator sim(scene, o);
+      for (int w = 0; w < 2; ++w) {
+        sim.state().qpos.world_from_host(w, q0.data());
+        sim.state().qvel.world_from_host(w, v0.data());
+      }
+      sim.step();
+      SolveData& sd = sim.solver().solve_data();
+      return Rows{sd.lim_count.buffer().to_host(), sd.lim_dof.buffer().to_host(), sd.pd_dof.buffer().to_host(),
+                  sd.lim_param.buffer().to_host(), sd.pd_param.buffer().to_host()};
+    };
+    const Rows one = rows(0);
+    EXPECT_EQ(one.lim_count[0], limited + 1);  // one row per joint, two for `both`
+    if (name == "pd_arm") EXPECT_FALSE(one.pd_dof.empty());
+    for (int lanes : {3, 32, 33}) {
+      SCOPED_TRACE("lanes " + std::to_string(lanes));
+      const Rows team = rows(lanes);
+      EXPECT_EQ(team.lim_count, one.lim_count);
+      EXPECT_EQ(team.lim_dof, one.lim_dof);
+      EXPECT_EQ(team.pd_dof, one.pd_dof);
+      EXPECT_EQ(team.lim_param, one.lim_param);  // exact: same arithmetic per row
+      EXPECT_EQ(team.pd_param, one.pd_param);
+    }
+  }
+}
+
 }  // namespace

@@ -10,6 +10,7 @@
 #include "kernels/collision_convex.hpp"
 #include "kernels/collision_primitives.hpp"
 #include "kernels/kinematics.hpp"
+#include "kernels/team_scan.hpp"
 #include "sap/contacts.hpp"
 
 namespace sap {
@@ -170,22 +171,6 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
   c.friction(w)[slot] = pairs.friction[pair];
 }
 
-// Exclusive prefix sum of n over lanes [0, width) of the team (width <= 32: they are one warp;
-// lanes past it pass n = 0) and, in `total`, the sum over them: a shuffle-down suffix scan
-// S_l = n_l + ... + n_(width-1) (log2(width) steps), total = S_0 (lane 0's, broadcast), and the
-// prefix n_0 + ... + n_(l-1) = total - S_l. Integer sums: exact in any order.
-template <class Team>
-SAP_HDI int lanes_prefix_sum(Team& team, int width, int n, int& total) {
-  const int lane = team.rank();
-  int suffix = n;
-  for (int off = 1; off < width; off <<= 1) {
-    const int above = team.shfl_down(suffix, off);
-    if (lane + off < width) suffix += above;
-  }
-  total = team.broadcast(suffix, 0);
-  return total - suffix;
-}
-
 // A contact generated past the capacity (rank `rank` in generation order) replaces the
 // shallowest kept one (largest phi, the latest rank on ties) when it is strictly deeper (with
 // no slot at all, it is only counted as dropped).
@@ -228,7 +213,7 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
   // count, dropped and rank are the same on every lane (sums of the chunks' totals).
   const int cap = c.capacity;
   int* seq = ws.seq(w);
-  const int width = team.size() < 32 ? team.size() : 32;  // pairs per chunk: one warp's lanes
+  const int width = scan_width(team);  // pairs per chunk: one warp's lanes
   const int lane = team.rank();
   int count = 0, dropped = 0, rank = 0;
   for (int base = 0; base < pairs.npair; base += width) {

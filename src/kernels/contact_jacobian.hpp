@@ -5,6 +5,7 @@
 
 #include "kernels/sap_constraints.hpp"
 #include "kernels/step_params.hpp"
+#include "kernels/team_scan.hpp"
 #include "sap/contacts.hpp"
 #include "sap/math/quat.hpp"
 #include "sap/math/spatial.hpp"
@@ -124,11 +125,9 @@ struct ConstraintSetupKernel {
     }
     int bad = 0;
     for (int c = team.rank(); c < ncon; c += team.size()) bad += setup_contact(w, c) ? 0 : 1;
-    if (team.rank() == 0) {  // one-lane: joint-limit, PD and holonomic rows (serial over the rows)
-      setup_limits(w);
-      setup_pd(w);
-      setup_holonomic(w);
-    }
+    setup_limits(w, team);
+    setup_pd(w, team);
+    if (team.rank() == 0) setup_holonomic(w);  // one-lane: holonomic rows (serial over tendons, equalities)
     bad = team.reduce_sum(bad);
     if (team.rank() == 0 && bad) status[w] |= kStatusNonFinite;  // one-lane: status bit
     team.sync();
@@ -307,56 +306,82 @@ struct ConstraintSetupKernel {
 
   // Drake's limit rows: lower/upper rows of limited hinge/slide joints within the window
   // |q - limit| <= 2 h max(|v_n|, |v*|); k = 1e12, tau_d = h, beta = 0.1, w = 1/A_jj.
-  SAP_HD void setup_limits(int w) const {
-    const double h = p.h;
-    int n = 0;
-    for (int j = 0; j < m.njnt && n < s.size.nlim; ++j) {
-      if (!m.jnt_limited[j]) continue;
-      const int t = m.jnt_type[j];
-      if (t != kJointHinge && t != kJointSlide) continue;
-      const int dof = m.jnt_dofadr[j];
-      const double q0 = state_in.qpos(w)[m.jnt_qposadr[j]];
-      const double window = 2.0 * h * max_(abs_(state_in.qvel(w)[dof]), abs_(d.v_star(w)[dof]));
-      const double ql = m.jnt_range[2 * j], qu = m.jnt_range[2 * j + 1];
-      const double A_jj = d.A_values(w)[dof * m.nv_pad + dof];
-      const double tau = h;
-      const double beta = p.config.limit_near_rigid_threshold;
-      const double R = max_(beta * beta / (4 * kPi * kPi) / A_jj, 1.0 / (h * p.config.limit_stiffness * (h + tau)));
-      if (q0 - ql <= window) {
-        s.lim_dof(w)[n] = dof;
-        double* lp = s.lim_param(w) + kNumLimitParams * n;
-        lp[kLimSign] = 1.0;
-        lp[kLimR] = R;
-        lp[kLimVhat] = -(q0 - ql) / (h + tau);
-        ++n;
-      }
-      if (qu - q0 <= window && n < s.size.nlim) {
-        s.lim_dof(w)[n] = dof;
-        double* lp = s.lim_param(w) + kNumLimitParams * n;
-        lp[kLimSign] = -1.0;
-        lp[kLimR] = R;
-        lp[kLimVhat] = -(qu - q0) / (h + tau);
-        ++n;
-      }
+  template <class Team>
+  SAP_HD void setup_limits(int w, Team& team) const {
+    // The joints a chunk of lanes at a time, one joint per lane; each lane's rows (0, 1 or 2)
+    // land after those of the lanes before it (lanes_prefix_sum), so the rows are in joint
+    // order as in a serial loop, and those past the capacity nlim are not written.
+    const int width = scan_width(team), lane = team.rank(), cap = s.size.nlim;
+    int n = 0;  // rows of the earlier chunks
+    for (int base = 0; base < m.njnt; base += width) {
+      const int j = base + lane;
+      const LimitRows rows = lane < width && j < m.njnt ? limit_rows(w, j) : LimitRows{};
+      int total = 0;
+      const int first = n + lanes_prefix_sum(team, width, rows.count, total);
+      if (rows.count > 0 && first < cap) put_limit_row(w, first, m.jnt_dofadr[j], rows.sign0, rows.R, rows.vhat0);
+      if (rows.count > 1 && first + 1 < cap) put_limit_row(w, first + 1, m.jnt_dofadr[j], -1.0, rows.R, rows.vhat1);
+      n += total;
     }
-    s.lim_count(w)[0] = n;
+    if (team.rank() == 0) s.lim_count(w)[0] = min_(n, cap);  // one-lane: count store
+  }
+
+  // Joint j's limit rows at the step start: count 0, 1 or 2. A row exists while the joint is
+  // within the window 2 h max(|v|, |v*|) of its bound (Drake's SapLimitConstraint, tau_d = h);
+  // the first row is the lower one when it exists (sign +1), the second always the upper one.
+  struct LimitRows {
+    int count = 0;
+    double sign0 = 0, vhat0 = 0, vhat1 = 0, R = 0;
+  };
+  SAP_HD LimitRows limit_rows(int w, int j) const {
+    LimitRows out;
+    if (!m.jnt_limited[j]) return out;
+    const int t = m.jnt_type[j];
+    if (t != kJointHinge && t != kJointSlide) return out;
+    const double h = p.h;
+    const int dof = m.jnt_dofadr[j];
+    const double q0 = state_in.qpos(w)[m.jnt_qposadr[j]];
+    const double window = 2.0 * h * max_(abs_(state_in.qvel(w)[dof]), abs_(d.v_star(w)[dof]));
+    const double ql = m.jnt_range[2 * j], qu = m.jnt_range[2 * j + 1];
+    const double A_jj = d.A_values(w)[dof * m.nv_pad + dof];
+    const double tau = h;
+    const double beta = p.config.limit_near_rigid_threshold;
+    out.R = max_(beta * beta / (4 * kPi * kPi) / A_jj, 1.0 / (h * p.config.limit_stiffness * (h + tau)));
+    const bool lower = q0 - ql <= window, upper = qu - q0 <= window;
+    const double vhat_lower = -(q0 - ql) / (h + tau), vhat_upper = -(qu - q0) / (h + tau);
+    out.count = (lower ? 1 : 0) + (upper ? 1 : 0);
+    out.sign0 = lower ? 1.0 : -1.0;
+    out.vhat0 = lower ? vhat_lower : vhat_upper;
+    out.vhat1 = vhat_upper;
+    return out;
+  }
+  SAP_HD void put_limit_row(int w, int row, int dof, double sign, double R, double vhat) const {
+    s.lim_dof(w)[row] = dof;
+    double* lp = s.lim_param(w) + kNumLimitParams * row;
+    lp[kLimSign] = sign;
+    lp[kLimR] = R;
+    lp[kLimVhat] = vhat;
   }
 
   // PD rows of position/velocity/pd actuators. With gear g the actuator force F acts as g F
   // on the dof: Kp = g^2 kp, Kd = g^2 kd, targets ctrl / g, feed-forward g ctrl_ff, effort
   // limits g * forcerange (on the total, PD plus feed-forward).
-  SAP_HD void setup_pd(int w) const {
-    int r = 0;
-    for (int u = 0; u < m.nu; ++u) {
-      const int type = m.actuator_type[u];
-      if (type == kActMotor) continue;
-      if (m.actuator_tendonid[u] >= 0) continue;  // servos on tendons: holonomic rows (setup_holonomic)
+  // One actuator per lane; its row is the number of PD actuators before it (the rows are in
+  // actuator order, as in a serial loop).
+  template <class Team>
+  SAP_HD void setup_pd(int w, Team& team) const {
+    for (int u = team.rank(); u < m.nu; u += team.size()) {
+      if (!is_pd_actuator(u)) continue;
+      int r = 0;
+      for (int v = 0; v < u; ++v) r += is_pd_actuator(v) ? 1 : 0;
       const int dof = m.actuator_dofadr[u];
       pd_row_params(w, u, d.A_values(w)[dof * m.nv_pad + dof], state_in.qpos(w)[m.jnt_qposadr[m.dof_jntid[dof]]],
                     s.pd_param(w) + kNumPdParams * r);
       s.pd_dof(w)[r] = dof;
-      ++r;
     }
+  }
+  // Position, velocity and pd actuators on a dof (servos on tendons are holonomic rows).
+  SAP_HDI bool is_pd_actuator(int u) const {
+    return m.actuator_type[u] != kActMotor && m.actuator_tendonid[u] < 0;
   }
 
   // The PD parameters (PdParam) of actuator u acting on a coordinate x (a dof or a tendon length)
