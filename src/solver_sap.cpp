@@ -250,7 +250,7 @@ void SolverSAP::prepare_fp64_retry(int contact_capacity) {
   allocate_retry_scan();
   if (!retry_counters_.size()) retry_counters_.allocate(b, 3 * static_cast<std::size_t>(nworld_));
   if (!start64_) start64_ = std::make_unique<State>(model_, nworld_, b);
-  if (solver64_ && slot_contacts_->capacity() == contact_capacity) return;
+  if (retry_ready(contact_capacity)) return;
   SolverOptions o = options_;
   for (const char* k : {"free_motion_solve_precision", "contact_solve_precision", "contact_linear_solve_precision",
                         "sap_contact_weight_precision"})
@@ -272,19 +272,23 @@ void SolverSAP::prepare_fp64_retry(int contact_capacity) {
 void SolverSAP::allocate_retry_scan() {
   if (retry_chunk_count_.size()) return;
   retry_chunk_count_.allocate(ctx_.backend(), static_cast<std::size_t>((nworld_ + kRetryChunk - 1) / kRetryChunk));
-  retry_total_.allocate(ctx_.backend(), 1);
+}
+
+// The compact solver and its slots exist for contacts of this capacity.
+bool SolverSAP::retry_ready(int contact_capacity) const {
+  return solver64_ && slot_contacts_->capacity() == contact_capacity;
 }
 
 std::vector<int> SolverSAP::retry_counter(int which) const {
-  if (!retry_counters_.size()) return std::vector<int>(static_cast<std::size_t>(nworld_), 0);
-  std::vector<int> all = retry_counters_.to_host();
-  const auto first = all.begin() + static_cast<std::ptrdiff_t>(which) * nworld_;
-  return std::vector<int>(first, first + nworld_);
+  std::vector<int> out(static_cast<std::size_t>(nworld_), 0);
+  if (retry_counters_.size())
+    retry_counters_.download(out.data(), out.size(), static_cast<std::size_t>(which) * out.size());
+  return out;
 }
 
 void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& control, const Contacts& contacts,
                               double dt) {
-  if (fp64_retry_in_graph_ && !(solver64_ && slot_contacts_->capacity() == contacts.capacity()))
+  if (fp64_retry_in_graph_ && !retry_ready(contacts.capacity()))
     throw std::logic_error("SolverSAP: the fp64 retry in a CUDA graph needs prepare_fp64_retry() before the capture");
   allocate_retry_scan();  // the rest on the first world to repeat (prepare_fp64_retry)
   const int nchunk = static_cast<int>(retry_chunk_count_.size()), k = retry_capacity_;
@@ -299,7 +303,7 @@ void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& contro
     }
     int* counters = retry_counters_.data();
     rollout_->retry_slots(nchunk, RetrySlotKernel{status_.data(), nworld_, nchunk, retry_chunk_count_.data(), k,
-                                                  slot_world_.data(), slot_active_.data(), retry_total_.data(),
+                                                  slot_world_.data(), slot_active_.data(),
                                                   fp64_retry_in_graph_ ? counters + 2 * nworld_ : nullptr});
     const ContactsView cin = contacts.view(), cslot = slot_contacts_->view();
     const int* slot_world = slot_world_.data();

@@ -168,9 +168,10 @@ class SolverSAP {
   std::unique_ptr<Control> slot_control_;            // per slot
   std::unique_ptr<Contacts> slot_contacts_;          // per slot
   Buffer<int> slot_world_, slot_active_, slot_model_;  // per slot: world, occupied, world-model row
-  Buffer<int> retry_chunk_count_, retry_total_;
+  Buffer<int> retry_chunk_count_;
   Buffer<int> retry_counters_;  // 3 x nworld: retries, rescued, overflow
   void allocate_retry_scan();
+  bool retry_ready(int contact_capacity) const;
   std::vector<int> retry_counter(int which) const;
   void step_once(const State& state_in, State& state_out, const Control& control, const Contacts& contacts, double dt);
   void retry_in_fp64(const State& state_in, State& state_out, const Control& control, const Contacts& contacts,

@@ -37,9 +37,9 @@ struct RetryChunkCountKernel {
 };
 
 // Slots of one round. world_of[s] = the world in slot s or -1, slot_active[s] = 1 or 0 (the
-// compact solver skips inactive slots). The last chunk also writes total[0] (worlds still to
-// repeat before this round) and clears the slots past the round's last world. overflow (per
-// world, may be null): +1 for a world ranked past the capacity (a CUDA graph runs one round).
+// compact solver skips inactive slots). The last chunk also clears the slots past the round's
+// last world. overflow (per world, may be null): +1 for a world ranked past the capacity (a CUDA
+// graph runs one round).
 struct RetrySlotKernel {
   const int* status;
   int nworld, nchunk;
@@ -47,7 +47,6 @@ struct RetrySlotKernel {
   int capacity;
   int* world_of;
   int* slot_active;
-  int* total;
   int* overflow;
   SAP_HD void operator()(int c, int) const {
     int rank = 0;
@@ -64,8 +63,7 @@ struct RetrySlotKernel {
       }
     }
     if (c + 1 < nchunk) return;
-    total[0] = rank;  // the last chunk's end rank: every world to repeat
-    for (int s = rank; s < capacity; ++s) {
+    for (int s = rank; s < capacity; ++s) {  // rank: the last chunk's end rank, every world to repeat
       world_of[s] = -1;
       slot_active[s] = 0;
     }
