@@ -72,6 +72,12 @@ def contact_record(m, d, c, full=True):
 # ---------------------------------------------------------------------------------------------
 # contact_params.json
 
+def nominal_dist(xml):
+    """The box's clearance above the floor in a box_on_floor model (z - 0.1)."""
+    import re
+    return float(re.search(r'<body name="box" pos="0 0 ([-0-9.e]+)"', xml).group(1)) - 0.1
+
+
 def box_on_floor(floor_attr="", box_attr="", z=0.099, contact="", option=""):
     return (f'<mujoco model="box_on_floor"><option {option}/><worldbody>'
             f'<geom name="floor" type="plane" size="2 2 0.1" {floor_attr}/>'
@@ -126,6 +132,27 @@ PARAM_CASES = [
 ]
 
 
+def compiled_geoms(m):
+    """Each geom's contact attributes as MuJoCo compiled them (defaults applied)."""
+    out = {}
+    for g in range(m.ngeom):
+        out[geom_name(m, g)] = {
+            "body": mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.geom_bodyid[g]) or "world",
+            "contype": int(m.geom_contype[g]), "conaffinity": int(m.geom_conaffinity[g]),
+            "condim": int(m.geom_condim[g]), "priority": int(m.geom_priority[g]),
+            "friction": m.geom_friction[g].tolist(), "solmix": float(m.geom_solmix[g]),
+            "solref": m.geom_solref[g].tolist(), "solimp": m.geom_solimp[g].tolist(),
+            "margin": float(m.geom_margin[g]), "gap": float(m.geom_gap[g])}
+    return out
+
+
+def compiled_pairs(m):
+    return [{"geom": [geom_name(m, m.pair_geom1[i]), geom_name(m, m.pair_geom2[i])], "condim": int(m.pair_dim[i]),
+             "friction": m.pair_friction[i].tolist(), "solref": m.pair_solref[i].tolist(),
+             "solreffriction": m.pair_solreffriction[i].tolist(), "solimp": m.pair_solimp[i].tolist(),
+             "margin": float(m.pair_margin[i]), "gap": float(m.pair_gap[i])} for i in range(m.npair)]
+
+
 def make_contact_params():
     cases = []
     for name, xml, what in PARAM_CASES:
@@ -133,7 +160,8 @@ def make_contact_params():
         d = mujoco.MjData(m)
         mujoco.mj_forward(m, d)
         contacts = [contact_record(m, d, c) for c in d.contact[: d.ncon]]
-        cases.append({"name": name, "what": what, "xml": xml, "contacts": contacts,
+        cases.append({"name": name, "what": what, "xml": xml, "contacts": contacts, "nominal_dist": nominal_dist(xml),
+                      "geoms": compiled_geoms(m), "pairs": compiled_pairs(m),
                       "nefc_contact_rows": int(sum(1 for t in d.efc_type[: d.nefc]
                                                    if t in (mujoco.mjtConstraint.mjCNSTR_CONTACT_FRICTIONLESS,
                                                             mujoco.mjtConstraint.mjCNSTR_CONTACT_PYRAMIDAL,
@@ -142,13 +170,13 @@ def make_contact_params():
     probe = []
     for fm, fg, bm, bg in [(0, 0, 0.01, 0.004), (0.02, 0, 0.01, 0.004), (0.02, 0.01, 0.01, 0),
                            (0.01, 0.004, 0.01, 0.004), (0.005, 0.01, 0, 0)]:
-        for dist in [-0.001, 0.004, 0.012, 0.018, 0.026, 0.034, 0.042, 0.05]:
+        for dist in [-0.001, 0.004, 0.012, 0.017, 0.025, 0.031, 0.037, 0.05]:  # 1 mm off every boundary
             xml = box_on_floor(f'margin="{fm}" gap="{fg}"', f'margin="{bm}" gap="{bg}"', z=0.1 + dist)
             m = compile_xml(xml)
             d = mujoco.MjData(m)
             mujoco.mj_forward(m, d)
             c = d.contact[0] if d.ncon else None
-            probe.append({"margin": [fm, bm], "gap": [fg, bg], "dist": dist, "ncon": int(d.ncon),
+            probe.append({"margin": [fm, bm], "gap": [fg, bg], "dist": dist, "ncon": int(d.ncon), "xml": xml,
                           "includemargin": float(c.includemargin) if c else None,
                           "exclude": int(c.exclude) if c else None, "nefc": int(d.nefc)})
     return {"cases": cases, "margin_gap_probe": probe}
@@ -190,7 +218,15 @@ def make_contact_filter():
         d = mujoco.MjData(m)
         mujoco.mj_forward(m, d)
         pairs = sorted({tuple(sorted((geom_name(m, c.geom[0]), geom_name(m, c.geom[1])))) for c in d.contact[: d.ncon]})
-        cases.append({"name": name, "what": what, "xml": xml, "pairs": [list(p) for p in pairs]})
+        bodies = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) or "world": {
+            "parent": mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.body_parentid[b]) or "world",
+            "weld": mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.body_weldid[b]) or "world"} for b in range(m.nbody)}
+        cases.append({"name": name, "what": what, "xml": xml, "pairs": [list(p) for p in pairs],
+                      "geoms": compiled_geoms(m), "bodies": bodies,
+                      "filterparent": not (m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT),
+                      "exclude": [[mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, (int(s) >> 16) & 0xFFFF) or "world",
+                                   mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, int(s) & 0xFFFF) or "world"]
+                                  for s in m.exclude_signature]})
     return {"cases": cases}
 
 
