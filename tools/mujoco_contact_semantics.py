@@ -367,12 +367,32 @@ def box_vertices(hx, hy, hz):
                     for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1))
 
 
+def cylinder_vertices(r, hz, n):
+    return " ".join(f"{r * math.cos(2 * math.pi * i / n):.17g} {r * math.sin(2 * math.pi * i / n):.17g} {z:.17g}"
+                    for z in (-hz, hz) for i in range(n))
+
+
+def chamfered_box_vertices(hx, hy, hz, c):
+    """A box whose 12 edges are chamfered by c: 24 vertices, faces split into several triangles."""
+    v = set()
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            for sz in (-1, 1):
+                v.add((sx * (hx - c), sy * hy, sz * (hz - c)))
+                v.add((sx * hx, sy * (hy - c), sz * (hz - c)))
+                v.add((sx * (hx - c), sy * (hy - c), sz * hz))
+    return " ".join(f"{x:.17g}" for p in sorted(v) for x in p)
+
+
 def mesh_scene(lower, upper, upper_pos, upper_quat="1 0 0 0", friction="0.8 0.005 0.0001", mass=1.0):
     """lower: (kind, xml attrs) fixed to the world; upper: a free body."""
     assets = (f'<mesh name="base" vertex="{box_vertices(0.15, 0.15, 0.05)}"/>'
               f'<mesh name="slab" vertex="{box_vertices(0.2, 0.04, 0.03)}"/>'
               f'<mesh name="cube" vertex="{box_vertices(0.05, 0.05, 0.05)}"/>'
-              f'<mesh name="floor" vertex="{box_vertices(1.0, 1.0, 0.05)}"/>')
+              f'<mesh name="floor" vertex="{box_vertices(1.0, 1.0, 0.05)}"/>'
+              f'<mesh name="disk16" vertex="{cylinder_vertices(0.12, 0.05, 16)}"/>'
+              f'<mesh name="disk64" vertex="{cylinder_vertices(0.12, 0.05, 64)}"/>'
+              f'<mesh name="arm" vertex="{chamfered_box_vertices(0.2, 0.04, 0.03, 0.008)}"/>')
     return (f'<mujoco model="mesh_contact"><option timestep="0.002" cone="elliptic"/>'
             f'<default><geom friction="{friction}"/></default><asset>{assets}</asset><worldbody>'
             f'<geom name="lower" {lower}/>'
@@ -391,6 +411,12 @@ MESH_CASES = [
                                     "0 0 0.1499"), None, 1.0),
     ("box_on_mesh_base", mesh_scene('type="mesh" mesh="base" pos="0 0 0.05"', 'type="box" size="0.2 0.04 0.03"',
                                     "0.1 0 0.1299"), None, 1.0),
+    # An upper arm (a chamfered slab, its faces triangulated) resting off-centre on a round base
+    # (a 16- or 64-sided prism: its top face is many coplanar triangles).
+    ("arm_on_disk16_base", mesh_scene('type="mesh" mesh="disk16" pos="0 0 0.05"', 'type="mesh" mesh="arm"',
+                                      "0.08 0 0.1299"), None, 1.0),
+    ("arm_on_disk64_base", mesh_scene('type="mesh" mesh="disk64" pos="0 0 0.05"', 'type="mesh" mesh="arm"',
+                                      "0.08 0 0.1299"), None, 1.0),
     # Sliding: a cube pushed at 1 m/s along a mesh floor / a box floor decelerates at mu g and
     # does not tip.
     ("cube_sliding_on_mesh_floor", mesh_scene('type="mesh" mesh="floor" pos="0 0 -0.05"', 'type="mesh" mesh="cube"',
