@@ -444,8 +444,13 @@ def make_mesh_contact_sets():
                 qpos.append(d.qpos.tolist())
                 qvel.append(d.qvel.tolist())
             if i in (0, 1, n // 2, n):
+                # mj_step leaves the contacts of the state before its integration: collide a copy
+                # at the current state so that qpos and contacts belong together.
+                dc = mujoco.MjData(m)
+                mujoco.mj_copyData(dc, m, d)
+                mujoco.mj_forward(m, dc)
                 snapshots.append({"step": i, "t": i * m.opt.timestep, "qpos": d.qpos.tolist(),
-                                  "contacts": [contact_record(m, d, c, full=False) for c in d.contact[: d.ncon]]})
+                                  "contacts": [contact_record(m, dc, c, full=False) for c in dc.contact[: dc.ncon]]})
             if i < n:
                 mujoco.mj_step(m, d)
         cases.append({"name": name, "xml": xml, "qvel0": qvel0, "t": ts, "qpos": qpos, "qvel": qvel,
