@@ -499,6 +499,20 @@ VALIDATION_MJCF = [
     ("hinge_point_mass", '<mujoco model="v"><worldbody><body name="a"><joint name="ja" axis="0 0 1"/>'
                          '<inertial pos="1 0 0" mass="1" diaginertia="0 0 0"/></body></worldbody></mujoco>',
      "a point mass on a hinge (zero inertia about its centre of mass)"),
+    ("visual_flat_mesh_shell",
+     '<mujoco model="v"><asset><mesh name="f" inertia="shell" vertex="0 0 0 1 0 0 0 1 0 1 1 0" face="0 1 2 1 3 2"/>'
+     '</asset><worldbody><body name="b" pos="0 0 1"><freejoint/><geom name="g" type="box" size=".1 .1 .1"/>'
+     '<geom name="plate" type="mesh" mesh="f" contype="0" conaffinity="0"/></body></worldbody></mujoco>',
+     "a flat mesh (inertia shell) on a geom that never collides: accepted, no hull needed"),
+    ("visual_flat_mesh_solid",
+     '<mujoco model="v"><asset><mesh name="f" vertex="0 0 0 1 0 0 0 1 0 1 1 0" face="0 1 2 1 3 2"/>'
+     '</asset><worldbody><body name="b" pos="0 0 1"><freejoint/><geom name="g" type="box" size=".1 .1 .1"/>'
+     '<geom name="plate" type="mesh" mesh="f" contype="0" conaffinity="0"/></body></worldbody></mujoco>',
+     "a flat mesh with solid inertia: its volume is too small"),
+    ("colliding_flat_mesh_shell",
+     '<mujoco model="v"><asset><mesh name="f" inertia="shell" vertex="0 0 0 1 0 0 0 1 0 1 1 0" face="0 1 2 1 3 2"/>'
+     '</asset><worldbody><body name="b" pos="0 0 1"><freejoint/><geom name="plate" type="mesh" mesh="f"/></body>'
+     '</worldbody></mujoco>', "a flat mesh on a colliding geom: no convex hull"),
     ("static_model", '<mujoco model="v"><worldbody><geom name="floor" type="plane" size="1 1 0.1"/>'
                      '<body name="table" pos="0 0 0.5"><geom name="top" type="box" size="0.5 0.5 0.02"/></body>'
                      '</worldbody></mujoco>', "no degrees of freedom (a table): accepted"),
