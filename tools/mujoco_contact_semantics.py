@@ -605,6 +605,9 @@ FIXTURES = {
 
 
 def main():
+    # MuJoCo appends its warnings to MUJOCO_LOG.TXT in the working directory (the rejected
+    # models write some): run in a scratch directory so that none lands in the repository.
+    os.chdir(tempfile.mkdtemp(prefix="mujoco_contact_semantics_"))
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", choices=sorted(FIXTURES))
     args = ap.parse_args()
