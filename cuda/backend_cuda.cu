@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 #include "kernels/newton.hpp"
 #include "launch_cuda.cuh"
 #include "newton_tail_cuda.cuh"
@@ -114,7 +114,7 @@ int reference_solve(CudaExec& exec, std::shared_ptr<void>& workspace, bool f32, 
 
 }  // namespace sap
 
-#include "solver_launch_impl.hpp"
+#include "launch/solver_launch_impl.hpp"
 
 namespace sap {
 namespace cuda {

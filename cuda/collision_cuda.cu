@@ -1,7 +1,7 @@
 // CUDA instantiation of the collision launch (no physics here: the bodies come from
 // src/kernels/collision_*.hpp through collision_launch_impl.hpp).
-#include "collision_launch_impl.hpp"
-#include "cuda_api.hpp"
+#include "launch/collision_launch_impl.hpp"
+#include "launch/cuda_api.hpp"
 #include "launch_cuda.cuh"  // CudaExec and its launchers, before the templates that use them
 
 namespace sap {

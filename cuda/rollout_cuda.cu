@@ -1,7 +1,7 @@
 // Instantiates the rollout kernels (src/kernels/rollout.hpp) for CUDA. No physics here.
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 #include "launch_cuda.cuh"
-#include "rollout_launch_impl.hpp"
+#include "launch/rollout_launch_impl.hpp"
 
 namespace sap::cuda {
 

@@ -20,7 +20,7 @@
 #include "sap/scene.hpp"
 #include "sap/simulator.hpp"
 #include "sap/solver_options.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace {
 

@@ -21,7 +21,7 @@
 
 #include "sap/scene.hpp"
 #include "sap/simulator.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "sap/mjcf.hpp"
 #include "sap/model_builder.hpp"
 #include "sap/solver_sap.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include "sap/backend/launch_cpu.hpp"
 #include "sap/model_builder.hpp"
 #include "sap/solver_sap.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 using namespace sap;
 

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "backend_parity.hpp"
-#include "reference_solve.hpp"
+#include "launch/reference_solve.hpp"
 #include "scene_cases.hpp"
 
 using namespace sap;

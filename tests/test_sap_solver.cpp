@@ -16,7 +16,7 @@
 #include "sap/model_builder.hpp"
 #include "sap/scene.hpp"
 #include "sap/solver_sap.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 using namespace sap;
 using namespace sap::testing;

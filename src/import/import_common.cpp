@@ -1,6 +1,6 @@
 // Shared pieces of the MJCF and URDF importers (import_common.hpp): located diagnostics,
 // attribute parsing, composite mass properties and the contact-material rule.
-#include "import_common.hpp"
+#include "import/import_common.hpp"
 
 #include <tinyxml2.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rotation.hpp"
+#include "import/rotation.hpp"
 #include "sap/mjcf.hpp"
 #include "sap/model_builder.hpp"
 

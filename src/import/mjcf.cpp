@@ -20,8 +20,8 @@
 #include <memory>
 #include <set>
 
-#include "import_common.hpp"
-#include "mjcf_assets.hpp"
+#include "import/import_common.hpp"
+#include "import/mjcf_assets.hpp"
 #include "sap/backend/hd.hpp"
 
 namespace sap {

@@ -1,5 +1,5 @@
 // MJCF <asset> meshes and heightfields (see mjcf_assets.hpp).
-#include "mjcf_assets.hpp"
+#include "import/mjcf_assets.hpp"
 
 #include <tinyxml2.h>
 

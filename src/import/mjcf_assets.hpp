@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "import_common.hpp"
+#include "import/import_common.hpp"
 #include "sap/mesh_asset.hpp"
 
 namespace tinyxml2 {

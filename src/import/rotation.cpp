@@ -1,7 +1,7 @@
 // Host-side rotation conventions of the model files (see rotation.hpp). The formulas and their
 // order of operations are those the importers have always used, so that imported models are
 // unchanged to the bit (MJCF models are compared with MuJoCo's compiled models).
-#include "rotation.hpp"
+#include "import/rotation.hpp"
 
 #include <cmath>
 #include <stdexcept>

@@ -14,7 +14,7 @@
 #include <map>
 #include <set>
 
-#include "import_common.hpp"
+#include "import/import_common.hpp"
 #include "sap/mesh_asset.hpp"
 #include "sap/mjcf.hpp"
 

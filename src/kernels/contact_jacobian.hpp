@@ -10,7 +10,7 @@
 #include "sap/math/quat.hpp"
 #include "sap/math/spatial.hpp"
 #include "sap/status.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace sap {
 

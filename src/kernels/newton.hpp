@@ -13,7 +13,7 @@
 #include "kernels/sap_constraints.hpp"
 #include "kernels/step_params.hpp"
 #include "sap/status.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace sap {
 

@@ -1,5 +1,5 @@
 // Instantiates the collision launch for the CPU backend (float and double narrow phase).
-#include "collision_launch_impl.hpp"
+#include "launch/collision_launch_impl.hpp"
 #include "sap/backend/launch_cpu.hpp"
 
 namespace sap {

@@ -1,7 +1,7 @@
 // CollisionLaunch for one executor type. Included only by the backend translation units.
 #pragma once
 
-#include "collision_launch.hpp"
+#include "launch/collision_launch.hpp"
 
 namespace sap {
 

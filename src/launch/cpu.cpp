@@ -1,7 +1,7 @@
 // Instantiates every stage for the CPU backend (float and double bodies).
-#include "reference_solve.hpp"
+#include "launch/reference_solve.hpp"
 #include "sap/backend/launch_cpu.hpp"
-#include "solver_launch_impl.hpp"
+#include "launch/solver_launch_impl.hpp"
 
 namespace sap {
 

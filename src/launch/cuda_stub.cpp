@@ -1,9 +1,9 @@
 // CPU-only builds: the CUDA entry points exist and report that CUDA is not compiled in.
 #include <stdexcept>
 
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 #include "sap/context.hpp"
-#include "solver_launch.hpp"
+#include "launch/solver_launch.hpp"
 
 namespace sap::cuda {
 namespace {
@@ -34,13 +34,13 @@ int device_of(const void*) { return -1; }
 bool is_device_pointer(const void*) { return false; }
 }  // namespace sap::cuda
 
-#include "rollout_launch.hpp"
+#include "launch/rollout_launch.hpp"
 namespace sap::cuda {
 std::unique_ptr<RolloutLaunch> make_rollout_launch(Context&) { unavailable(); }
 }  // namespace sap::cuda
 
 // Collision pipeline launch.
-#include "collision_launch.hpp"
+#include "launch/collision_launch.hpp"
 namespace sap::cuda {
 std::unique_ptr<CollisionLaunch> make_collision_launch(Context&) {
   throw std::runtime_error("the CUDA backend is not compiled into this build (configure with -DSAP_WITH_CUDA=ON)");

@@ -1,10 +1,10 @@
 // Instantiates every solver and collision stage for the emulated-team executor (CUDA's
 // execution model on CPU threads; include/sap/backend/launch_emu.hpp). Same stage code as the
 // CPU and CUDA backends: only the executor differs.
-#include "collision_launch_impl.hpp"
-#include "reference_solve.hpp"
+#include "launch/collision_launch_impl.hpp"
+#include "launch/reference_solve.hpp"
 #include "sap/backend/launch_emu.hpp"
-#include "solver_launch_impl.hpp"
+#include "launch/solver_launch_impl.hpp"
 
 namespace sap {
 

@@ -1,7 +1,7 @@
 // Instantiates the rollout kernels for the CPU backend (also used under emulated teams: these
 // kernels have no team code).
-#include "cuda_api.hpp"
-#include "rollout_launch_impl.hpp"
+#include "launch/cuda_api.hpp"
+#include "launch/rollout_launch_impl.hpp"
 #include "sap/backend/launch_cpu.hpp"
 
 namespace sap {

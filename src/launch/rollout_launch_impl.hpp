@@ -1,7 +1,7 @@
 // RolloutLaunch for one executor type (included by rollout_cpu.cpp and cuda/rollout_cuda.cu).
 #pragma once
 
-#include "rollout_launch.hpp"
+#include "launch/rollout_launch.hpp"
 
 namespace sap {
 

@@ -4,7 +4,7 @@
 
 #include "kernels/free_motion.hpp"
 #include "kernels/integrate.hpp"
-#include "solver_launch.hpp"
+#include "launch/solver_launch.hpp"
 
 namespace sap {
 

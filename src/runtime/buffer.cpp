@@ -5,7 +5,7 @@
 #include <cstring>
 #include <new>
 
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 
 namespace sap {
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "collision_launch.hpp"
-#include "cuda_api.hpp"
+#include "launch/collision_launch.hpp"
+#include "launch/cuda_api.hpp"
 
 namespace sap {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 
 namespace sap {
 

@@ -2,7 +2,7 @@
 // buffer; its deleter frees only the metadata allocated here.
 #include <stdexcept>
 
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 #include "sap/rollout.hpp"
 
 #if defined(SAP_WITH_DLPACK)

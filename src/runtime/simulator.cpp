@@ -5,10 +5,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "cuda_api.hpp"
-#include "rollout_launch.hpp"
+#include "launch/cuda_api.hpp"
+#include "launch/rollout_launch.hpp"
 #include "sap/dynamics.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace sap {
 

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 #include "kernels/free_motion.hpp"
 #include "kernels/integrate.hpp"
-#include "solve_data.hpp"
-#include "rollout_launch.hpp"
-#include "solver_launch.hpp"
+#include "model/solve_data.hpp"
+#include "launch/rollout_launch.hpp"
+#include "launch/solver_launch.hpp"
 
 namespace sap {
 

@@ -1,7 +1,7 @@
 // The strict JSON reader of the scene loader (json_reader.hpp): JSON pointers, typed getters
 // with located errors, and a parser that adds duplicate-key detection, a nesting bound and
 // error positions to nlohmann's DOM parser.
-#include "json_reader.hpp"
+#include "scene/json_reader.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "rotation.hpp"
+#include "import/rotation.hpp"
 
 namespace sap::scene_json {
 

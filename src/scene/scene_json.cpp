@@ -14,7 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "scene_parser.hpp"
+#include "scene/scene_parser.hpp"
 
 namespace sap {
 namespace scene_json {

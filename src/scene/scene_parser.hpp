@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "json_reader.hpp"
+#include "scene/json_reader.hpp"
 #include "sap/mesh_asset.hpp"
 #include "sap/model_builder.hpp"
 #include "sap/scene.hpp"

@@ -9,7 +9,7 @@
 // world velocity, converted to MuJoCo's [v_world, omega_body].
 #include <set>
 
-#include "scene_parser.hpp"
+#include "scene/scene_parser.hpp"
 
 namespace sap::scene_json {
 

@@ -13,7 +13,7 @@
 #include <set>
 
 #include "sap/mjcf.hpp"
-#include "scene_parser.hpp"
+#include "scene/scene_parser.hpp"
 
 namespace sap::scene_json {
 namespace {
