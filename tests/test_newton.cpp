@@ -10,7 +10,7 @@
 #include "sap/backend/launch_cpu.hpp"
 #include "sap/simulator.hpp"
 #include "model/solve_data.hpp"
-#include "launch/solver_launch.hpp"
+#include "launch/launches.hpp"
 
 using namespace sap;
 

@@ -10,6 +10,8 @@ namespace sap {
 class Context;
 class StageClock;
 struct SolverLaunch;
+struct CollisionLaunch;
+struct RolloutLaunch;
 
 namespace cuda {
 bool compiled();
@@ -24,7 +26,11 @@ void mem_zero(void* p, std::size_t bytes);
 void* library_stream();
 void stream_sync(void* s);
 std::unique_ptr<StageClock> make_clock(void* stream, int npoints);
+// The stage launches on CUDA (launch/launches.hpp): the solver's and the rollout kernels in
+// cuda/backend_cuda.cu, the collision in cuda/collision_cuda.cu.
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx);
+std::unique_ptr<CollisionLaunch> make_collision_launch(Context& ctx);
+std::unique_ptr<RolloutLaunch> make_rollout_launch(Context& ctx);
 // CUDA graphs of a captured launch sequence on `stream` (Simulator::step(n)).
 void graph_begin_capture(void* stream);
 void* graph_end_capture(void* stream);  // instantiated graph (cudaGraphExec_t)
@@ -57,21 +63,5 @@ class DeviceScope {
 };
 // 1 when p is a device (or managed) pointer, 0 for host memory.
 bool is_device_pointer(const void* p);
-}  // namespace cuda
-}  // namespace sap
-
-// Rollout kernels launch (cuda/rollout_cuda.cu).
-namespace sap {
-struct RolloutLaunch;
-namespace cuda {
-std::unique_ptr<RolloutLaunch> make_rollout_launch(Context& ctx);
-}  // namespace cuda
-}  // namespace sap
-
-// Collision pipeline launch (cuda/collision_cuda.cu).
-namespace sap {
-struct CollisionLaunch;
-namespace cuda {
-std::unique_ptr<CollisionLaunch> make_collision_launch(Context& ctx);
 }  // namespace cuda
 }  // namespace sap

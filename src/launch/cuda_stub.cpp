@@ -3,7 +3,7 @@
 
 #include "launch/cuda_api.hpp"
 #include "sap/context.hpp"
-#include "launch/solver_launch.hpp"
+#include "launch/launches.hpp"
 
 namespace sap::cuda {
 namespace {
@@ -22,6 +22,8 @@ void* library_stream() { unavailable(); }
 void stream_sync(void*) { unavailable(); }
 std::unique_ptr<StageClock> make_clock(void*, int) { unavailable(); }
 std::unique_ptr<SolverLaunch> make_solver_launch(Context&) { unavailable(); }
+std::unique_ptr<CollisionLaunch> make_collision_launch(Context&) { unavailable(); }
+std::unique_ptr<RolloutLaunch> make_rollout_launch(Context&) { unavailable(); }
 void graph_begin_capture(void*) { unavailable(); }
 void* graph_end_capture(void*) { unavailable(); }
 void graph_launch(void*, void*) { unavailable(); }
@@ -32,17 +34,4 @@ void set_device(int device) {
 }
 int device_of(const void*) { return -1; }
 bool is_device_pointer(const void*) { return false; }
-}  // namespace sap::cuda
-
-#include "launch/rollout_launch.hpp"
-namespace sap::cuda {
-std::unique_ptr<RolloutLaunch> make_rollout_launch(Context&) { unavailable(); }
-}  // namespace sap::cuda
-
-// Collision pipeline launch.
-#include "launch/collision_launch.hpp"
-namespace sap::cuda {
-std::unique_ptr<CollisionLaunch> make_collision_launch(Context&) {
-  throw std::runtime_error("the CUDA backend is not compiled into this build (configure with -DSAP_WITH_CUDA=ON)");
-}
 }  // namespace sap::cuda

@@ -1,10 +1,10 @@
-// Instantiates every solver and collision stage for the emulated-team executor (CUDA's
-// execution model on CPU threads; include/sap/backend/launch_emu.hpp). Same stage code as the
-// CPU and CUDA backends: only the executor differs.
-#include "launch/collision_launch_impl.hpp"
-#include "launch/reference_solve.hpp"
+// Every solver and collision stage for the emulated-team executor (EmuExec: CUDA's execution
+// model on CPU threads, include/sap/backend/launch_emu.hpp). Same stage code as the CPU and CUDA
+// backends: only the executor differs. The rollout kernels have no team code and run on the
+// CPU executor (launch/factories.cpp).
+#include "launch/reference_solve.hpp"  // before the launches: SolverLaunchImpl calls reference_solve
 #include "sap/backend/launch_emu.hpp"
-#include "launch/solver_launch_impl.hpp"
+#include "launch/launches_impl.hpp"
 
 namespace sap {
 

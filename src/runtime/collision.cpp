@@ -5,18 +5,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "launch/collision_launch.hpp"
-#include "launch/cuda_api.hpp"
+#include "launch/launches.hpp"
 
 namespace sap {
 
 namespace {
-
-std::unique_ptr<CollisionLaunch> make_collision_launch(Context& ctx) {
-  if (ctx.backend() == Backend::CUDA) return cuda::make_collision_launch(ctx);
-  if (ctx.emulated()) return make_collision_launch_emu(ctx);
-  return make_collision_launch_cpu(ctx);
-}
 
 std::string geom_label(const Model& m, int g) {
   const std::size_t i = static_cast<std::size_t>(g);

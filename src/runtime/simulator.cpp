@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "launch/cuda_api.hpp"
-#include "launch/rollout_launch.hpp"
+#include "launch/launches.hpp"
 #include "sap/dynamics.hpp"
 #include "model/solve_data.hpp"
 

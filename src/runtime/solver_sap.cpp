@@ -3,20 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "launch/cuda_api.hpp"
 #include "kernels/free_motion.hpp"
 #include "kernels/integrate.hpp"
 #include "model/solve_data.hpp"
-#include "launch/rollout_launch.hpp"
-#include "launch/solver_launch.hpp"
+#include "launch/launches.hpp"
 
 namespace sap {
-
-std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx) {
-  if (ctx.backend() == Backend::CUDA) return cuda::make_solver_launch(ctx);
-  if (ctx.emulated()) return make_solver_launch_emu(ctx);
-  return make_solver_launch_cpu(ctx);
-}
 
 namespace {
 enum ClockPoint { kStart, kAfterFreeMotion, kAfterSetup, kAfterSolve, kAfterIntegrate, kNumPoints };
