@@ -1,4 +1,4 @@
-// General convex narrow phase (src/kernels/collision_convex.hpp): support functions against
+// General convex narrow phase (src/kernels/collision_gjk_epa.hpp, collision_manifold.hpp, collision_hfield.hpp): support functions against
 // brute force, GJK distances and EPA depths against the analytic pairs (box-box, sphere-box,
 // sphere-sphere), manifolds of face contacts (mesh cube on a plane / on a box, cylinder on a
 // box), symmetry under swapping the geoms, rigid-motion invariance, fp32 against fp64,

@@ -1,4 +1,4 @@
-// Stage 2 (src/kernels/contact_jacobian.hpp): contact weights of the approximate presets'
+// Stage 2 (src/kernels/contact_rows.hpp): contact weights of the approximate presets'
 // `body_inertia` mode. A contact moves the rigid body that carries its link, and links joined by
 // fixed joints are one rigid body: the weight is the directional mobility of the weld group
 // (docs/sap-math.md §3.2). The case is the legged robots of example-robot-data 6.0.0 (issue 18):

@@ -1519,7 +1519,7 @@ class MjcfImporter {
     s.gear = a.gear;
     // MuJoCo's force on the joint (length G q, G = gear):
     //   qfrc = G clamp(g0 ctrl + b0 + b1 G q + b2 G qdot, forcerange)      (biastype affine)
-    // Ours (kernels/contact_jacobian.hpp, setup_pd) with gear g and gains kp, kd:
+    // Ours (kernels/limit_pd_rows.hpp, setup_pd) with gear g and gains kp, kd:
     //   qfrc = clamp(g^2 kp (ctrl/g - q) - g^2 kd qdot, g forcerange')
     // The two agree term by term when g^2 kp = -G^2 b1, g kp = G g0, g^2 kd = -G^2 b2 and
     // g forcerange' = G forcerange, i.e. g = -G b1/g0 (position form, b1 < 0) or g = -G b2/g0

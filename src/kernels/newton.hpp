@@ -265,7 +265,7 @@ struct SapSolveKernel {
   // dof i in the same row order and sums them in a register with the same roundings, so the
   // result is bitwise that of one lane, with no serial read-modify-write chain through memory
   // and no sync but the closing one. A contact's (holonomic row's) entries have decreasing dofs
-  // (contact_jacobian.hpp), so the search for dof i stops at the first smaller one.
+  // (kernels/contact_rows.hpp, kernels/holonomic_rows.hpp), so the search for dof i stops at the first smaller one.
   template <class Team>
   SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
     double* jtg = s.jtg(w);

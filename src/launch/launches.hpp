@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "kernels/collision_world.hpp"
-#include "kernels/contact_jacobian.hpp"
+#include "kernels/constraint_setup.hpp"
 #include "kernels/fp64_retry.hpp"
 #include "kernels/newton.hpp"
 #include "kernels/rollout.hpp"

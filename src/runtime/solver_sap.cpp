@@ -16,7 +16,7 @@ enum ClockPoint { kStart, kAfterFreeMotion, kAfterSetup, kAfterSolve, kAfterInte
 
 namespace {
 // Last dof on the path from body b to the root (-1 for bodies welded to the world), as the
-// Jacobian kernels walk it (kernels/contact_jacobian.hpp, body_last_dof).
+// Jacobian kernels walk it (kernels/constraint_setup.hpp, body_last_dof).
 int last_dof(const Model& m, int b) {
   while (b > 0 && m.body_dofnum[static_cast<std::size_t>(b)] == 0) b = m.body_parentid[static_cast<std::size_t>(b)];
   return b > 0 ? m.body_dofadr[static_cast<std::size_t>(b)] + m.body_dofnum[static_cast<std::size_t>(b)] - 1 : -1;
