@@ -66,7 +66,7 @@ struct ConstraintSetupKernel {
   // Joint j's limit rows at the step start: count 0, 1 or 2. A row exists while the joint is
   // within the window 2 h max(|v|, |v*|) of its bound (Drake's SapLimitConstraint, tau_d = h);
   // the first row is the lower one when it exists (sign +1), the second always the upper one.
-  struct LimitRows {
+  struct JointLimitRows {
     int count = 0;
     double sign0 = 0, vhat0 = 0, vhat1 = 0, R = 0;
   };
@@ -80,7 +80,7 @@ struct ConstraintSetupKernel {
   // Joint-limit and PD rows (kernels/limit_pd_rows.hpp).
   template <class Team>
   SAP_HD void setup_limits(int w, Team& team) const;
-  SAP_HD LimitRows limit_rows(int w, int j) const;
+  SAP_HD JointLimitRows limit_rows(int w, int j) const;
   SAP_HD void put_limit_row(int w, int row, int dof, double sign, double R, double vhat) const;
   template <class Team>
   SAP_HD void setup_pd(int w, Team& team) const;

@@ -19,7 +19,7 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_limits(int w, Team& team) co
   int n = 0;  // rows of the earlier chunks
   for (int base = 0; base < m.njnt; base += width) {
     const int j = base + lane;
-    const LimitRows rows = lane < width && j < m.njnt ? limit_rows(w, j) : LimitRows{};
+    const JointLimitRows rows = lane < width && j < m.njnt ? limit_rows(w, j) : JointLimitRows{};
     int total = 0;
     const int first = n + lanes_prefix_sum(team, width, rows.count, total);
     if (rows.count > 0 && first < cap) put_limit_row(w, first, m.jnt_dofadr[j], rows.sign0, rows.R, rows.vhat0);
@@ -30,8 +30,8 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_limits(int w, Team& team) co
 }
 
 template <class Sw>
-inline SAP_HD auto ConstraintSetupKernel<Sw>::limit_rows(int w, int j) const -> LimitRows {
-  LimitRows out;
+inline SAP_HD auto ConstraintSetupKernel<Sw>::limit_rows(int w, int j) const -> JointLimitRows {
+  JointLimitRows out;
   if (!m.jnt_limited[j]) return out;
   const int t = m.jnt_type[j];
   if (t != kJointHinge && t != kJointSlide) return out;
