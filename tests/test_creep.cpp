@@ -40,7 +40,7 @@ sap::SimulatorOptions one_world() {
   return o;
 }
 
-// R_t of each contact of world 0 in the last solve (con_param: ContactParam, src/solve_data.hpp).
+// R_t of each contact of world 0 in the last solve (con_param: ContactParam, src/model/solve_data.hpp).
 std::vector<double> tangential_regularisation(sap::Simulator& sim) {
   sap::SolveData& s = sim.solver().solve_data();
   const int n = s.con_count.world_to_host(0)[0];

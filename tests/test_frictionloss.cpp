@@ -179,7 +179,7 @@ TEST(FrictionLossImport, MjcfFrictionlossAndDefaults) {
   <worldbody><body><joint name="a" type="hinge" frictionloss="0.5"/><geom size="0.1" mass="1"/>
     <body><joint name="b" type="slide" class="sticky"/><geom size="0.1" mass="1"/></body></body></worldbody>
 </mujoco>)",
-                                   "model.xml");
+                                   "model.xml").model;
   ASSERT_EQ(m.nv, 2);
   EXPECT_DOUBLE_EQ(m.dof_frictionloss[0], 0.5);
   EXPECT_DOUBLE_EQ(m.dof_frictionloss[1], 0.25);
@@ -194,7 +194,7 @@ TEST(FrictionLossOracle, MatchesMujocoOnAHinge) {
   std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/frictionloss_hinge.json");
   ASSERT_TRUE(in.good()) << "missing fixture (run tools/frictionloss_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(in);
-  const Model m = load_mjcf_string(ref["xml"].get<std::string>(), "frictionloss_hinge.xml");
+  const Model m = load_mjcf_string(ref["xml"].get<std::string>(), "frictionloss_hinge.xml").model;
   ASSERT_EQ(m.nv, 1);
   EXPECT_DOUBLE_EQ(m.dof_frictionloss[0], ref["frictionloss"].get<double>());
   const double h = ref["timestep"].get<double>(), f = ref["frictionloss"].get<double>();

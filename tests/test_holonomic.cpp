@@ -636,7 +636,7 @@ TEST(HolonomicMjcf, SoftWeldSagMatchesSteadyStateLawAndMuJoCo) {
   const nlohmann::json ref = nlohmann::json::parse(f);
   std::string xml = ref["xml"].get<std::string>();
   xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
-  const Model model = load_mjcf_string(xml, "weld_sag.xml");
+  const Model model = load_mjcf_string(xml, "weld_sag.xml").model;
   ASSERT_EQ(model.neq, 1);
   const double h = ref["dt"].get<double>(), mass = ref["mass"].get<double>();
   const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
@@ -703,7 +703,7 @@ TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
     char direct[64];
     std::snprintf(direct, sizeof direct, "solref=\"%.17g %.17g\"", -K, -B);
     xml.replace(xml.find(solref), solref.size(), direct);
-    Runner run(load_mjcf_string(xml, "weld_sag_direct.xml"), opts("approx64"));
+    Runner run(load_mjcf_string(xml, "weld_sag_direct.xml").model, opts("approx64"));
     for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
     const double sag = 1.0 - run.q()[2], mj = r["sag"].get<double>();
     EXPECT_NEAR(sag, mj, 2e-3 * mj) << "d = " << d0;
@@ -733,7 +733,7 @@ TEST(HolonomicMjcf, SoftWeldRotationRowsAgainstLawAndMuJoCo) {
   const double h = ref["dt"].get<double>(), mass = ref["mass"].get<double>(), arm = 0.09;
   const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
   const double K = 1 / (tc * tc * dr * dr), B = 2 / tc;
-  Runner run(load_mjcf_string(xml, "weld_sag_offset.xml"), opts("approx64"));
+  Runner run(load_mjcf_string(xml, "weld_sag_offset.xml").model, opts("approx64"));
   for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
   const std::vector<double> q = run.q();
   const double s = std::sqrt(q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);

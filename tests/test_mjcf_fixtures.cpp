@@ -78,7 +78,7 @@ void check_fixture(const std::string& name) {
   sap::ImportOptions opt;
   opt.drop_unsupported = false;  // nothing is dropped: the Panda's finger equality is a coupler
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(model_path, &report, opt);
+  const sap::Model m = sap::load_mjcf(model_path, &report, opt).model;
 
   ASSERT_EQ(m.nq, ref["nq"].get<int>());
   ASSERT_EQ(m.nv, ref["nv"].get<int>());
@@ -222,7 +222,7 @@ TEST(MjcfFixtures, PandaImportsTheFingerCoupler) {
   const std::string path = std::string(SAP_SOURCE_DIR) + "/../shared/models/franka_emika_panda/mjx_single_cube.xml";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(path, &report);  // no drop_unsupported
+  const sap::Model m = sap::load_mjcf(path, &report).model;  // no drop_unsupported
   ASSERT_EQ(m.neq, 1);
   EXPECT_EQ(m.eq_type[0], sap::kEqJoint);
   EXPECT_EQ(m.eq_obj1id[0], m.joint_id("finger_joint1"));
@@ -240,7 +240,7 @@ TEST(MjcfFixtures, HumanoidImportsTheHamstringTendons) {
   const std::string path = std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(path, &report);  // no drop_unsupported
+  const sap::Model m = sap::load_mjcf(path, &report).model;  // no drop_unsupported
   ASSERT_EQ(m.ntendon, 2);
   for (const char* side : {"right", "left"}) {
     const int t = m.tendon_id(std::string("hamstring_") + side);

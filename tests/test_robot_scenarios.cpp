@@ -54,7 +54,7 @@ Eigen::Vector3d vec3(const nlohmann::json& j) { return {j[0].get<double>(), j[1]
 // velocity, constant controls; strict import (an unsupported element is an error).
 Scene model_scene(const std::string& path) {
   Scene s;
-  s.model = load_mjcf(path);
+  s.model = load_mjcf(path).model;
   s.source = path;
   s.dt = s.model.timestep;
   s.num_worlds = 1;

@@ -58,7 +58,8 @@ if [ "$coverage" = 1 ]; then
     llvm-profdata merge -sparse "$build/$t.profraw" -o "$build/$t.profdata"
     echo "coverage: $t (corpus build-fuzz/corpus/$t)"
     llvm-cov report "$build/fuzz_$t" -instr-profile="$build/$t.profdata" src/scene/scene_json.cpp src/scene/json_reader.cpp \
-      src/scene/scene_to_model.cpp src/scene/scene_state_reader.cpp src/scene/scene_runtime.cpp src/import/mjcf.cpp src/import/urdf.cpp \
+      src/scene/scene_to_model.cpp src/scene/scene_state_reader.cpp src/scene/scene_runtime.cpp src/import/mjcf_document.cpp src/import/mjcf_bodies.cpp \
+      src/import/mjcf_actuation.cpp src/import/urdf.cpp \
       src/import/import_common.cpp src/import/rotation.cpp src/model/model_builder.cpp 2>/dev/null |
       awk 'NR > 2 && !/^-/ { printf "  %-18s lines %5s, %4s missed: %7s covered; branches %7s\n", $1, $8, $9, $10, $13 }'
   done

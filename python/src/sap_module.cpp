@@ -147,22 +147,6 @@ struct View {
   }
 };
 
-// ---- scenes ----------------------------------------------------------------------------------
-
-// A Scene around a model loaded from MJCF/URDF: the model's own time step and qpos0, zero
-// velocity, zero constant controls, one world.
-sap::Scene scene_from_model(sap::Model m, const std::string& source) {
-  sap::Scene s;
-  s.source = source;
-  s.name = source;
-  s.dt = m.timestep > 0 ? m.timestep : 0.002;
-  s.qpos0 = m.qpos0;
-  s.qvel0.assign(static_cast<size_t>(m.nv), 0.0);
-  s.controls.assign(static_cast<size_t>(m.nu), sap::ControlSchedule{});
-  s.model = std::move(m);
-  return s;
-}
-
 // ---- simulator -------------------------------------------------------------------------------
 
 struct PySimulator {
@@ -307,9 +291,9 @@ NB_MODULE(_sap, m) {
         "Loads a JSON scene (docs/scene-format.md). Errors raise RuntimeError/ValueError with "
         "'<file>: <json pointer>: <what was expected>'.");
   m.def("parse_scene", &sap::parse_scene, "json_text"_a, "source"_a = "<string>", "base_dir"_a = ".");
-  m.def("load_mjcf", [](const std::string& path) { return scene_from_model(sap::load_mjcf(path), path); }, "path"_a,
+  m.def("load_mjcf", [](const std::string& path) { return sap::load_mjcf(path); }, "path"_a,
         "Loads an MJCF file as a one-world Scene (the file's time step and qpos0, zero controls).");
-  m.def("load_urdf", [](const std::string& path) { return scene_from_model(sap::load_urdf(path), path); }, "path"_a,
+  m.def("load_urdf", [](const std::string& path) { return sap::load_urdf(path); }, "path"_a,
         "Loads a URDF file as a one-world Scene.");
 
   nb::class_<sap::Snapshot>(m, "Snapshot", "Saved state of all worlds (on the simulator's backend).")

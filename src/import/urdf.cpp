@@ -629,27 +629,4 @@ void add_urdf_string(const std::string& xml, const std::string& source, ModelBui
   imp.run(source.empty() ? std::string("<string>") : source, report, &xml);
 }
 
-namespace {
-Model finalize_named(ModelBuilder& b, const std::string& name) {
-  try {
-    return b.finalize();
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(name + ": " + e.what());
-  }
-}
-}  // namespace
-
-Model load_urdf(const std::string& path, ImportReport* report, const ImportOptions& options, bool floating_base) {
-  ModelBuilder b;
-  add_urdf(path, b, report, options, floating_base);
-  return finalize_named(b, path);
-}
-
-Model load_urdf_string(const std::string& xml, const std::string& source, ImportReport* report,
-                       const ImportOptions& options, bool floating_base) {
-  ModelBuilder b;
-  add_urdf_string(xml, source, b, report, options, floating_base);
-  return finalize_named(b, source.empty() ? std::string("<string>") : source);
-}
-
 }  // namespace sap

@@ -79,7 +79,7 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
   sap::ImportOptions opt;
   opt.drop_unsupported = false;  // nothing of dynamical effect is dropped (tendons, equalities imported)
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(path, &report, opt);
+  const sap::Model m = sap::load_mjcf(path, &report, opt).model;
 
   // Structure and numbering.
   ASSERT_EQ(m.nbody, mm->nbody);
