@@ -127,8 +127,7 @@ int main(int argc, char** argv) {
         std::vector<double> hp;
         const double* p = static_cast<const double*>(pos.data);
         if (cuda) {
-          hp.resize(static_cast<std::size_t>(pos.size()));
-          sap::detail::mem_copy(hp.data(), sap::Backend::CPU, pos.data, sap::Backend::CUDA, hp.size() * sizeof(double));
+          hp = pos.to_host<double>();
           p = hp.data();
         }
         for (int w = 0; w < nw; ++w)

@@ -1,6 +1,8 @@
-// ArrayView -> DLPack (dlpack 0.6+, Debian libdlpack-dev). The tensor aliases the simulator's
-// buffer; its deleter frees only the metadata allocated here.
+// ArrayView: host copies, and DLPack tensors (dlpack 0.6+, Debian libdlpack-dev). A tensor
+// aliases the simulator's buffer; its deleter frees only the metadata allocated here.
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "launch/cuda_api.hpp"
 #include "sap/rollout.hpp"
@@ -10,6 +12,21 @@
 #endif
 
 namespace sap {
+
+template <class T>
+std::vector<T> ArrayView::to_host() const {
+  const DType want = std::is_same_v<T, double> ? DType::F64 : std::is_same_v<T, float> ? DType::F32 : DType::I32;
+  if (dtype != want)
+    throw std::invalid_argument("ArrayView::to_host: the view holds " +
+                                std::string(dtype == DType::F64 ? "fp64" : dtype == DType::F32 ? "fp32" : "int32") +
+                                " elements");
+  std::vector<T> out(static_cast<std::size_t>(ndim > 0 ? size() : 0));
+  if (!out.empty()) detail::mem_copy(out.data(), Backend::CPU, data, backend, out.size() * sizeof(T));
+  return out;
+}
+template std::vector<double> ArrayView::to_host<double>() const;
+template std::vector<float> ArrayView::to_host<float>() const;
+template std::vector<int> ArrayView::to_host<int>() const;
 
 #if defined(SAP_WITH_DLPACK)
 namespace {
