@@ -33,9 +33,9 @@ struct ConstraintSetupKernel {
   ModelView m;
   ConstStateView state_in;  // qpos, qvel at the step start
   ControlView control;      // targets and feed-forward of the PD rows
-  ContactsView contacts;    // the collision pipeline's contacts
+  ConstContactsView contacts;  // the collision pipeline's contacts
   StepParams p;
-  DataView d;  // in only: poses, cdof, A and v_star of stage 1
+  ConstDataView d;  // poses, cdof, A and v_star of stage 1
   // out
   SolveView s;  // the constraint rows: con_*, lim_*, pd_*, stats[kStatTruncatedContacts]
   int* status;  // |= kStatusNonFinite for non-finite contact data

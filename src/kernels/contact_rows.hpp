@@ -44,7 +44,7 @@ SAP_HDI int body_weld_root(const ModelView& m, int b) {
 // read from memory where used, as is x (x_point), to keep them out of registers meanwhile.
 // body_mass, body_inertia: world w's rows (WorldModelView::body_mass_of, body_inertia_of).
 template <class S>
-SAP_HD S body_mobility(const ModelView& m, const double* body_mass, const double* body_inertia, const DataView& d,
+SAP_HD S body_mobility(const ModelView& m, const double* body_mass, const double* body_inertia, const ConstDataView& d,
                        int w, int b, const double* x_point, const double* frame) {
   const int root = body_weld_root(m, b);
   S mass = S(0);

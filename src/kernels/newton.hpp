@@ -65,9 +65,13 @@ struct SapSolveKernel {
   ConstStateView state_in;  // qvel: the warm start v_n
   StepParams p;
   // in/out
-  DataView d;   // in: A, v_star; scratch: chol, chol_first (the factor of H)
+  ConstDataView d;  // A, v_star of stage 1
+  // in/out
   SolveView s;  // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
   int* status;  // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
+  // scratch: the factor of H and its envelope (Data's chol, chol_first), unless on chip
+  Slab<double> chol;
+  Slab<int> chol_first;
   // H, the factor and its envelope (system_on_chip) and the row buffers vc, dvc, G
   // (rows_on_chip, only with the system) in the team's shared memory (NewtonOnChip, the fused
   // kernel launched with its bytes) instead of s.H, d.chol, d.chol_first, s.vc, s.dvc, s.G.
@@ -93,10 +97,10 @@ struct SapSolveKernel {
   template <class Team>
   SAP_HD double* hessian(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::H, s.H(w)); }
   template <class Team>
-  SAP_HD double* factor(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::chol, d.chol(w)); }
+  SAP_HD double* factor(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::chol, chol(w)); }
   template <class Team>
   SAP_HD int* envelope(int w, Team& t) const {
-    return placed(t, system_on_chip, &NewtonOnChip::first, d.chol_first(w));
+    return placed(t, system_on_chip, &NewtonOnChip::first, chol_first(w));
   }
   template <class Team>
   SAP_HD double* rows_vc(int w, Team& t) const { return placed(t, rows_on_chip, &NewtonOnChip::vc, s.vc(w)); }

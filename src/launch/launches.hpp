@@ -46,7 +46,7 @@ struct SolverLaunch {
                            const DataView& d, double h, int coriolis_passes, int* status) = 0;
   // Contact frames, Jacobians, weights (precision of the weights), limit and PD rows (stage 2).
   virtual void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in,
-                                ControlView control, const DataView& d, const ContactsView& contacts,
+                                ControlView control, const ConstDataView& d, const ConstContactsView& contacts,
                                 const SolveView& s, const StepParams& p, int* status) = 0;
   // Newton iterations of every world (stage 3), objective in precision p.
   virtual void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,

@@ -297,7 +297,8 @@ void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& contro
     rollout_->retry_slots(nchunk, RetrySlotKernel{status_.data(), nworld_, nchunk, retry_chunk_count_.data(), k,
                                                   slot_world_.data(), slot_active_.data(),
                                                   fp64_retry_in_graph_ ? counters + 2 * nworld_ : nullptr});
-    const ContactsView cin = contacts.view(), cslot = slot_contacts_->view();
+    const ConstContactsView cin = contacts.view();
+    const ContactsView cslot = slot_contacts_->view();
     const int* slot_world = slot_world_.data();
     auto gather = [&](int n, auto dst, auto src) { rollout_->gather(k, n, dst, src, slot_world); };
     gather(model_.nq, slot_in_->qpos.slab(), in.qpos.slab());
@@ -341,14 +342,16 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
     if (timing_) clock_->mark(p);
   };
   mark(kStart);
+  // The time step: dt in the host API, h in the stages (the papers' symbol; StepParams::h).
+  const double h = dt;
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
   launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d, status_.data());
   const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
-  launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
+  launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, h,
                        coriolis_passes, status_.data());
   mark(kAfterFreeMotion);
   const SolveView sv = solve_->view();
-  const StepParams params{dt, config_};
+  const StepParams params{h, config_};
   launch_->constraint_setup(config_.sap_contact_weight_precision, nworld_, m, in.view(), control.view(), d,
                             contacts.view(), sv, params, status_.data());
   mark(kAfterSetup);
@@ -370,7 +373,7 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   }
   Slab<const double> v_new{sv.v.ptr, sv.v.stride};
   mark(kAfterSolve);
-  launch_->integrate(nworld_, m, in.view(), v_new, out.view(), config_.position_integration, dt, status_.data());
+  launch_->integrate(nworld_, m, in.view(), v_new, out.view(), config_.position_integration, h, status_.data());
   mark(kAfterIntegrate);
   timed_ = timing_;
 }
