@@ -89,13 +89,6 @@ class TempDir {
   std::string path_;
 };
 
-// Scenes importing the shared models (../shared/models, beside the checkout) cannot run where
-// those files are absent; the scene loader then names the missing file.
-bool shared_model_missing(const ProcResult& r) {
-  return r.exit_code != 0 && r.output.find("/path: file not found") != std::string::npos &&
-         r.output.find("shared/models") != std::string::npos;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Every scene: a few steps on 2 worlds, and a record whose figures agree with each other.
 
@@ -107,7 +100,6 @@ TEST_P(BenchScene, RunsWithSaneRecord) {
   const std::string out = tmp.file("rec.json");
   const ProcResult r = run(SAP_BENCH_EXE, {scene, "--worlds", "2", "--steps", "5", "--warmup", "1", "--backend", "cpu",
                                            "--json", out, "--quiet"});
-  if (shared_model_missing(r)) GTEST_SKIP() << "the scene's model is not beside this checkout: " << r.output;
   ASSERT_FALSE(r.signaled) << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;  // 3 would mean failed worlds or a non-finite state
   const json j = read_json(out);

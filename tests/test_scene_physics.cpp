@@ -275,9 +275,6 @@ class Determinism : public ::testing::TestWithParam<DeterminismCase> {};
 TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
   const DeterminismCase c = GetParam();
   const std::string path = scene_path(c.scene);
-  if (std::string(c.scene) == "humanoid" &&
-      !std::ifstream(std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml"))
-    GTEST_SKIP() << "../shared/models is not beside the checkout";
   Scene scene = load_scene(path);
   // Distinct worlds: a deterministic per-world perturbation (a function of (seed, world) only).
   scene.perturbation.qpos_std = 1e-3;

@@ -2,7 +2,7 @@
 """Our CPU throughput against MuJoCo's `mujoco-testspeed` on the same MJCF model, same dt, same
 machine, in one run (issue 6). Prints a Markdown table and writes a JSON record.
 
-    tools/compare_mujoco.py [--model ../shared/models/humanoid.xml] [--steps 10000]
+    tools/compare_mujoco.py [--model models/mujoco_humanoid/humanoid.xml] [--steps 10000]
                             [--threads 1,2] [--worlds 64] [--build build] [--json OUT]
 
 MuJoCo: `mujoco-testspeed MODEL NSTEP NTHREAD CTRLNOISE` (Debian package libmujoco-samples) runs
@@ -58,7 +58,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(here)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default=os.path.join(root, "..", "shared", "models", "humanoid.xml"))
+    p.add_argument("--model", default=os.path.join(root, "models", "mujoco_humanoid", "humanoid.xml"))
     p.add_argument("--steps", type=int, default=10000, help="MuJoCo steps per thread")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--worlds", type=int, default=64, help="our worlds per run")

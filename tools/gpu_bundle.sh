@@ -24,8 +24,6 @@ done
 # cuSOLVER (linear_solver = reference) and its cuBLAS are too large to carry (hundreds of MiB):
 # gpu_run.sh takes them from the device's own CUDA toolkit (/usr/local/cuda/lib64).
 echo "$(pwd)" > .gpu_bundle/source_dir   # tests look for scenes under the build's SAP_SOURCE_DIR
-# The device gets this repository only, not ../shared beside it: carry the models (small, no meshes).
-if [ -d ../shared/models ]; then mkdir -p .gpu_bundle/shared && cp -r ../shared/models .gpu_bundle/shared/; fi
 # The device copy has no .git: record which commit (and whether the tree was dirty) was built.
 { git rev-parse HEAD; git status --porcelain --untracked-files=no | grep -q . && echo "(dirty tree)"; } \
   > .gpu_bundle/commit || true

@@ -13,12 +13,6 @@ b=.gpu_bundle
 # The tests were compiled with SAP_SOURCE_DIR = the build machine's checkout: point it here.
 src=$(cat $b/source_dir)
 if [ "$src" != "$PWD" ]; then mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src"; fi
-# Scenes name their models as ../../shared/models/... relative to scenes/: the carried copy stands in
-# for ../shared beside the checkout (both beside this copy and beside the build machine's path, since
-# '..' after a symbolic link resolves physically).
-if [ -d $b/shared ]; then
-  for d in "$(dirname "$PWD")" "$(dirname "$src")"; do [ -e "$d/shared" ] || ln -sfn "$PWD/$b/shared" "$d/shared"; done
-fi
 { nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv; cat $b/commit; } | tee "$out/device.txt"
 bench() {  # bench NAME SCENE ARGS...: one sap_bench run, JSON under $out/json, summary lines in bench.txt
   local name=$1; shift
@@ -28,7 +22,7 @@ bench() {  # bench NAME SCENE ARGS...: one sap_bench run, JSON under $out/json, 
   echo "exit ${PIPESTATUS[0]}" >> "$out/bench.txt"
 }
 # 1. The targets of issue 12 (8192 worlds).
-g1=$b/shared/models/unitree_g1/scene_flat.xml
+g1=models/unitree_g1/scene_flat.xml
 bench humanoid_8192 scenes/humanoid.json --worlds 8192 --steps 200
 bench g1_8192 "$g1" --keyframe home --worlds 8192 --steps 100
 bench franka_cube_8192 scenes/franka_cube.json --worlds 8192 --steps 200

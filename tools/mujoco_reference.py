@@ -2,7 +2,7 @@
 """Write MuJoCo reference values for the MJCF importer tests (tests/test_mjcf_fixtures.cpp).
 
 Debian's MuJoCo (2.2.2, used by tests/oracle/test_mujoco_oracle.cpp) cannot read the newer
-models (Unitree G1, Franka Panda). This tool loads them with the PyPI `mujoco` package and
+models (Unitree G1, Franka Panda of models/). This tool loads them with the PyPI `mujoco` package and
 stores, per model, the compiled constants that the importer must reproduce and the kinematics
 and dynamics at a few random (q, v): body poses and centers of mass, the joint-space mass
 matrix (mj_fullM of qM, armature included) and the bias forces qfrc_bias = C(q, v) v + g(q).
@@ -15,9 +15,10 @@ Run from the repository root:
 
 Models in ACTUATED also store a random ctrl per sample and MuJoCo's qfrc_actuator there.
 
-Mesh geoms are deleted before compiling (the mesh files are not shipped with the models); the
-tool checks that each deleted geom is visual-only (contype = conaffinity = 0) and massless
-(density 0, or the body has an explicit inertial), so the dynamics are unchanged.
+The vendored models carry no mesh geoms (models/*/SOURCE.md). Should a model name mesh files
+that are not shipped, its mesh geoms are deleted before compiling; the tool checks that each
+deleted geom is visual-only (contype = conaffinity = 0) and massless (density 0, or the body has
+an explicit inertial), so the dynamics are unchanged.
 """
 
 import argparse
@@ -32,8 +33,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name -> (model path relative to the repository root, number of random states, seed)
 MODELS = {
-    "unitree_g1": ("../shared/models/unitree_g1/scene_flat.xml", 3, 11),
-    "franka_panda": ("../shared/models/franka_emika_panda/mjx_single_cube.xml", 3, 12),
+    "unitree_g1": ("models/unitree_g1/scene_flat.xml", 3, 11),
+    "franka_panda": ("models/franka_emika_panda/mjx_single_cube.xml", 3, 12),
     "features_mj3": ("tests/data/mujoco/features_mj3.xml", 3, 13),
     "affine_actuators": ("tests/data/mujoco/affine_actuators.xml", 8, 14),
 }

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "sap/backend/hd.hpp"
+#include "sap/errors.hpp"
 
 namespace sap::import {
 
@@ -21,10 +22,14 @@ std::string location(const std::string& file, const tinyxml2::XMLElement* e) {
 
 void fail(const std::string& where, const std::string& what) { throw std::runtime_error(where + ": " + what); }
 
+void fail_file_not_found(const std::string& where, const std::string& path) {
+  throw FileNotFoundError(where + ": cannot open file '" + path + "'", path);
+}
+
 void require_regular_file(const std::string& where, const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) fail(where, "cannot open file '" + path + "'");
+  if (ec || !std::filesystem::exists(st)) fail_file_not_found(where, path);
   if (!std::filesystem::is_regular_file(st)) fail(where, "'" + path + "' is not a regular file");
 }
 

@@ -29,6 +29,8 @@ std::string location(const std::string& file, const tinyxml2::XMLElement* e);
 
 // Throws std::runtime_error("<where>: <what>").
 [[noreturn]] void fail(const std::string& where, const std::string& what);
+// "<where>: cannot open file '<path>'" as a sap::FileNotFoundError.
+[[noreturn]] void fail_file_not_found(const std::string& where, const std::string& path);
 
 // Collects warnings. Each distinct `key` is reported once, at its first location, with the
 // number of further occurrences appended ("<where>: <what> (N occurrences)").

@@ -1,6 +1,7 @@
 // Mesh and heightfield assets: file reading (Assimp), convex hulls (Qhull), MuJoCo's mesh mass
 // properties and principal frame, PNG heightfields (libpng). See include/sap/mesh_asset.hpp.
 #include "sap/mesh_asset.hpp"
+#include "sap/errors.hpp"
 
 #include <png.h>
 
@@ -131,7 +132,7 @@ bool file_exists(const std::string& path) {
 
 TriangleMesh read_mesh_file(const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) throw std::runtime_error(path + ": cannot open mesh file (no such file)");
+  if (::stat(path.c_str(), &st) != 0) throw FileNotFoundError(path + ": cannot open mesh file (no such file)", path);
   if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + ": mesh file is not a regular file");
   Assimp::Importer importer;
   // Keep the file's axes: URDF and MJCF mean the coordinates as written (COLLADA's up_axis
@@ -346,7 +347,7 @@ void mesh_geom_pose(const MeshMassProperties& mass, std::array<double, 3>& pos, 
 }
 
 GreyImage read_png_grey(const std::string& path) {
-  if (!file_exists(path)) throw std::runtime_error(path + ": cannot open heightfield image (no such file)");
+  if (!file_exists(path)) throw FileNotFoundError(path + ": cannot open heightfield image (no such file)", path);
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_file(&image, path.c_str()))

@@ -44,7 +44,7 @@ int MjcfImporter::load_file(const std::string& path, const std::string& where_fr
     err = doc->LoadFile(path.c_str());
   }
   if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND || err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED)
-    fail(where_from.empty() ? path : where_from, "cannot open file '" + path + "'");
+    import::fail_file_not_found(where_from.empty() ? path : where_from, path);
   if (err != tinyxml2::XML_SUCCESS)
     fail(path + ":" + std::to_string(doc->ErrorLineNum()), std::string("XML parse error: ") + doc->ErrorStr());
   const XMLElement* root = doc->RootElement();

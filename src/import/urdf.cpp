@@ -113,7 +113,7 @@ class UrdfImporter {
     if (!text) import::require_regular_file(path, path);
     const tinyxml2::XMLError err = text ? doc_.Parse(text->data(), text->size()) : doc_.LoadFile(path.c_str());
     if (err == tinyxml2::XML_ERROR_FILE_NOT_FOUND || err == tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED)
-      fail(path, "cannot open file '" + path + "'");
+      import::fail_file_not_found(path, path);
     if (err != tinyxml2::XML_SUCCESS)
       fail(path + ":" + std::to_string(doc_.ErrorLineNum()), std::string("XML parse error: ") + doc_.ErrorStr());
     const XMLElement* robot = doc_.RootElement();

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sap/scene.hpp"
+#include "sap/errors.hpp"
 
 namespace sap::scene_json {
 namespace {
@@ -64,6 +65,9 @@ std::string list_names(const std::vector<std::string>& names) {
 
 void JsonReader::fail(const std::string& ptr, const std::string& what) const {
   throw std::runtime_error(located(file, ptr, what));
+}
+void JsonReader::fail_file_not_found(const std::string& ptr, const std::string& path) const {
+  throw FileNotFoundError(located(file, ptr, "file not found: " + path), path);
 }
 void JsonReader::warn(const std::string& ptr, const std::string& what) const {
   if (warnings) warnings->push_back(located(file, ptr, what));

@@ -36,6 +36,8 @@ class JsonReader {
   std::vector<std::string>* warnings = nullptr;  // where warn() appends; none when null
 
   [[noreturn]] void fail(const std::string& ptr, const std::string& what) const;
+  // "<file>: <ptr>: file not found: <path>" as a sap::FileNotFoundError.
+  [[noreturn]] void fail_file_not_found(const std::string& ptr, const std::string& path) const;
   void warn(const std::string& ptr, const std::string& what) const;
 
   void require_object(const json& o, const std::string& ptr) const;

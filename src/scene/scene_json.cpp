@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sap/errors.hpp"
 #include "scene/scene_parser.hpp"
 
 namespace sap {
@@ -124,7 +125,7 @@ Scene load_scene(const std::string& path) {
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     throw std::runtime_error(path + ": not a regular file (expected a JSON scene file)");
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error(path + ": cannot open the scene file");
+  if (!f) throw FileNotFoundError(path + ": cannot open the scene file", path);
   std::ostringstream text;
   text << f.rdbuf();
   const std::size_t slash = path.find_last_of('/');

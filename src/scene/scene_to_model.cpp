@@ -112,7 +112,7 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
     {
       std::error_code ec;
       const auto st = std::filesystem::status(path, ec);
-      if (ec || !std::filesystem::exists(st)) r_.fail(at(p, "path"), "file not found: " + path);
+      if (ec || !std::filesystem::exists(st)) r_.fail_file_not_found(at(p, "path"), path);
       // Directories and devices: tinyxml2 would take a directory's size for a huge length, and
       // a FIFO would block.
       if (!std::filesystem::is_regular_file(st)) r_.fail(at(p, "path"), "not a regular file: " + path);

@@ -297,11 +297,10 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
   }
 }
 
-const std::string kModels = std::string(SAP_SOURCE_DIR) + "/../shared/models/";
+const std::string kModels = std::string(SAP_SOURCE_DIR) + "/models/";
 
 TEST(MujocoOracle, Humanoid) {
-  const std::string path = kModels + "humanoid.xml";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing (../shared not mounted)";
+  const std::string path = kModels + "mujoco_humanoid/humanoid.xml";
   compare_with_mujoco(path, 5, 1);
 }
 
