@@ -616,7 +616,7 @@ TEST(HolonomicScene, ConstrainedMechanismsHoldTheirConstraints) {
 // ------------------------------------------------------------------------------------------
 // A soft MJCF weld (solref 0.02 1) holding a free body under a mocap body, against the steady
 // state of our law and against MuJoCo (tests/data/mujoco/weld_sag.json, written by
-// tools/weld_sag_reference.py; docs/model-import.md "Compliance from solref").
+// tools/reference/weld_sag_reference.py; docs/model-import.md "Compliance from solref").
 // Our law (docs/sap-math.md §12.2): at the fixed point vc = 0, the row's impulse is
 // gamma = v_hat / R = -x / ((h + tau_d) R) and carries the load, gamma = h m g, so the sag is
 // x_ss = (h + tau_d) h R m g. With R = w / (h (h K + B)), tau_d = B/K this is m g w / K, and
@@ -632,7 +632,7 @@ TEST(HolonomicScene, ConstrainedMechanismsHoldTheirConstraints) {
 namespace {
 TEST(HolonomicMjcf, SoftWeldSagMatchesSteadyStateLawAndMuJoCo) {
   std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
-  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/reference/weld_sag_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(f);
   std::string xml = ref["xml"].get<std::string>();
   xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
@@ -688,7 +688,7 @@ TEST(HolonomicMjcf, SoftWeldSagMatchesSteadyStateLawAndMuJoCo) {
 namespace {
 TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
   std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
-  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/reference/weld_sag_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(f);
   const double h = ref["dt"].get<double>();
   const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
@@ -723,7 +723,7 @@ TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
 namespace {
 TEST(HolonomicMjcf, SoftWeldRotationRowsAgainstLawAndMuJoCo) {
   std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
-  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/reference/weld_sag_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(f);
   const nlohmann::json off = ref["com_offset"];
   std::string xml = ref["xml"].get<std::string>();

@@ -2,7 +2,7 @@
 // ASCII and binary STL), convex hulls (vertices, outward triangles, Euler characteristic, edge
 // pairing), mass properties against analytic solids, scale and mirrors, PNG heightfields, clear
 // errors naming the file, and the MJCF import against MuJoCo's compiler
-// (tests/data/meshes/mesh_scene_mujoco.json, written by tools/mesh_reference.py).
+// (tests/data/meshes/mesh_scene_mujoco.json, written by tools/reference/mesh_reference.py).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -269,7 +269,7 @@ int our_type(int mj) {
 // about 1e-7 relative; 1e-6 relative (to the body's largest value) is asserted.
 TEST(MjcfMeshOracle, MatchesMuJoCosCompiler) {
   std::ifstream in(data("mesh_scene_mujoco.json"));
-  ASSERT_TRUE(in) << "missing fixture (tools/mesh_reference.py)";
+  ASSERT_TRUE(in) << "missing fixture (tools/reference/mesh_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(in);
   sap::ImportReport report;
   const sap::Model m = sap::load_mjcf(data("mesh_scene.xml"), &report).model;

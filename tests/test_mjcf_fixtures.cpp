@@ -1,6 +1,6 @@
 // MJCF import of models that Debian's MuJoCo 2.2.2 cannot read (Unitree G1, Franka Panda, a
 // model using MuJoCo 3 features), checked against reference values that
-// tools/mujoco_reference.py wrote with the PyPI `mujoco` package (tests/data/mujoco/*.json):
+// tools/reference/mujoco_reference.py wrote with the PyPI `mujoco` package (tests/data/mujoco/*.json):
 // compiled constants, keyframes, body poses, the mass matrix and the bias forces at random
 // (q, v) to 1e-10 relative.
 //
@@ -69,7 +69,7 @@ void check_actuator_force(const sap::Model& m, const json& smp) {
 void check_fixture(const std::string& name) {
   const std::string fixture = std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/" + name + ".json";
   std::ifstream in(fixture);
-  ASSERT_TRUE(in.good()) << "missing fixture " << fixture << " (run tools/mujoco_reference.py)";
+  ASSERT_TRUE(in.good()) << "missing fixture " << fixture << " (run tools/reference/mujoco_reference.py)";
   const json ref = json::parse(in);
   const std::string model_path = std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>();
   SCOPED_TRACE(model_path + " vs MuJoCo " + ref["mujoco_version"].get<std::string>());

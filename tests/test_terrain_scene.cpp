@@ -85,7 +85,7 @@ TEST(TerrainScene, GroundIsARoughHeightfield) {
 // (pelvis z axis within 15 degrees of vertical), both feet touching the heightfield from 0.5 s on
 // with no other body on the ground, penetration below 5 mm, no failed world, and nearly at rest
 // at the end (mean pelvis speed over the last 0.1 s < 5 cm/s). MuJoCo 3.3.7 on the same scene
-// (tools/make_terrain_scene.py --mujoco): pelvis min height 0.7796 m, end (-0.792, -0.904, 0.7825).
+// (tools/reference/make_terrain_scene.py --mujoco): pelvis min height 0.7796 m, end (-0.792, -0.904, 0.7825).
 TEST(TerrainScene, G1StandsOnRoughHeightfieldFor2s) {
   const Scene scene = load_scene(kScene);
   const Model& m = scene.model;

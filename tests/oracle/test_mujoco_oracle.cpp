@@ -3,7 +3,7 @@
 // poses, the joint-space mass matrix (mj_fullM of qM, armature included) and the bias forces
 // (qfrc_bias = C(q, v) v + g(q)) must agree to 1e-10 relative at random (q, v).
 // Models that Debian's MuJoCo cannot read (Unitree G1, Franka Panda) are covered by
-// tests/test_mjcf_fixtures.cpp with reference values written by tools/mujoco_reference.py.
+// tests/test_mjcf_fixtures.cpp with reference values written by tools/reference/mujoco_reference.py.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
