@@ -155,6 +155,11 @@ def one_lane_sections():
                 continue
             where = "?"
             for k in range(i, -1, -1):
+                # a member defined out of its class (kernels/limit_pd_rows.hpp: Kernel<S>::name)
+                mo = re.match(r"^(?:inline\s+)?SAP_HDI?\s+.*?\b(\w+)<[\w,\s]*>::(\w+)\(", lines[k])
+                if mo:
+                    where = "%s::%s" % (mo.group(1), mo.group(2))
+                    break
                 m = (re.match(r"^(?:struct|class)\s+(\w+)", lines[k]) or
                      re.match(r"^\s*SAP_HDI?\s+[\w:<>,\s\*&]*?\b(\w+)\(", lines[k]))
                 if m:
