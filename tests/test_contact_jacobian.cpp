@@ -41,6 +41,10 @@ SimulatorOptions options(Preset preset) {
   o.threads = 1;
   o.override_solver = true;
   o.solver.contact_preset_variant = preset;
+  // SAP's cone, whose regularisation R_t = sigma w, R_n >= beta^2 w / (4 pi^2) carries the weight
+  // on every contact (the Hunt-Crossley rows use it only in their near-rigid clamp and impact
+  // regularisation): the bounds below were set on it.
+  o.solver.contact_approximation = ContactApproximation::Sap;
   return o;
 }
 

@@ -91,7 +91,7 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const 
   const double* nrm = contacts.normal(w) + 3 * c;
   const Vec3<S> n = normalized(Vec3<S>::load(nrm));
   const Vec3<S> x0 = Vec3<S>::load(contacts.x0(w) + 3 * c), x1 = Vec3<S>::load(contacts.x1(w) + 3 * c);
-  const S phi = contacts.phi(w)[c];
+  S phi = contacts.phi(w)[c];
   const double* kk = contacts.stiffness(w) + 3 * c;
   const S k = kk[0], tau_d = contacts.dissipation(w)[c], mu = contacts.friction(w)[c];
   if (!isfinite_(phi) || !isfinite_(norm(n)) || !isfinite_(dot(x0, x1)) || !(k > S(0)) || !isfinite_(tau_d) ||
@@ -162,6 +162,19 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const 
 
   // R_n = max(beta^2/(4 pi^2) w, 1/(h k (h + tau_d))), R_t = sigma w, v_hat_n = -phi/(h + tau_d).
   const S h = p.h;
+  // The contact laws (the cone's v_hat_n here, Hunt-Crossley's fe0 and n0) predict the gap after
+  // the step as phi + h v_n, the sap_euler map's. The midpoint map moves it by
+  // (h/2)(v_n0 + v_n), v_n0 = J_n v_n at the step start; with the gap taken half a step ahead,
+  // phi + (h/2) v_n0, the prediction is exact again (phi_hat_{n+1} = phi_hat_n + h v_{n+1}) and
+  // the contact's normal mode is damped as under sap_euler instead of ringing at the step's
+  // resolution, which made lagged friction lock sliding boxes (docs/sap-math.md §8.5).
+  if (p.config.position_integration == PositionIntegrationMode::Midpoint) {
+    S vn0 = S(0);
+    const double* v0 = state_in.qvel(w);
+    const JacValues jv = jval;
+    for (int e = 0; e < nj; ++e) vn0 += jv[3 * e + 2] * v0[jdof[e]];
+    phi += S(0.5) * h * vn0;
+  }
   const S R_nr = p.config.near_rigid_threshold * p.config.near_rigid_threshold / S(4 * kPi * kPi) * weight;
   const S R_compliant = S(1) / (h * k * (h + tau_d));  // 0 for a rigid (infinite) k
   S R_n = max_(R_nr, R_compliant);

@@ -2,7 +2,7 @@
 # The Python package as a user gets it (issue 28; CI runs this):
 #   1. `pip install ".[gym]"` of this checkout into a fresh virtual environment, then, from /,
 #      the bundled humanoid loads and steps and sap.envs.HumanoidStand(4) resets and steps;
-#   2. tools/run/build_wheel.sh's manylinux wheel into another fresh environment, the same checks
+#   2. tools/build_wheel.sh's manylinux wheel into another fresh environment, the same checks
 #      with the system's copies of the libraries the wheel bundles (assimp, draco, minizip, qhull,
 #      tinyxml2, libpng) hidden (bind-mounted over by /dev/null in a private mount namespace;
 #      where that is not allowed, `ldd` must resolve them inside the wheel instead).
@@ -53,7 +53,7 @@ echo "pip install: $(( $(date +%s) - t0 )) s"
 (cd / && "$work/venv-src/bin/python" "$work/check.py")
 
 echo "== 2. the manylinux wheel into another fresh environment, system libraries hidden"
-wheel=$(tools/run/build_wheel.sh --out "$work/dist")
+wheel=$(tools/build_wheel.sh --out "$work/dist")
 "$py" -m venv "$work/venv-whl"
 "$work/venv-whl/bin/python" -m pip install "${pipq[@]}" "$wheel[gym]"
 ext=$(ls "$work"/venv-whl/lib/python*/site-packages/sap/_sap*.so)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the portable wheel of the Python package sap (docs/python.md, "Wheel"):
-#   tools/run/build_wheel.sh [--cuda] [--out DIR]
+#   tools/build_wheel.sh [--cuda] [--out DIR]
 # writes DIR/sap-<version>-<python>-manylinux_*_x86_64.whl (DIR: dist). CPU-only by default.
 #
 # `pip wheel .` builds the extension against Debian's assimp, qhull, tinyxml2 and libpng (and
@@ -17,7 +17,7 @@
 # tools/run/test_python_package.sh installs the wheel into a fresh virtual environment and steps the
 # bundled humanoid with the system's copies of those libraries hidden.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 cuda=OFF
 out=dist
 while [ $# -gt 0 ]; do
