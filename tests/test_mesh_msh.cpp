@@ -1,4 +1,4 @@
-// MuJoCo's binary .msh meshes (src/mesh_msh.cpp): a file written to the documented layout, with
+// MuJoCo's binary .msh meshes (src/import/mesh_msh.cpp): a file written to the documented layout, with
 // normals and texture coordinates to skip, reads back its vertices and faces; every malformed
 // file gives an error naming the file and what is wrong.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <limits>
 
-#include "mesh_msh.hpp"
+#include "import/mesh_msh.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// MuJoCo's moving-body check (src/mujoco_compiler_checks.hpp) on the body trees of the MJCF
-// cases of tests/data/mujoco/validation_errors.json (tools/mujoco_contact_semantics.py), written
+// MuJoCo's moving-body check (src/import/mujoco_compiler_checks.hpp) on the body trees of the MJCF
+// cases of tests/data/mujoco/validation_errors.json (tools/reference/mujoco_contact_semantics.py), written
 // here as body arrays: our verdict equals MuJoCo's (accepted, or rejected with "mass and inertia
 // of moving bodies") on every one of them.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "mujoco_compiler_checks.hpp"
+#include "import/mujoco_compiler_checks.hpp"
 
 using sap::BodyMassInput;
 
@@ -46,7 +46,7 @@ TEST(MujocoCompilerChecks, MovingBodiesAsMuJoCoJudgesThem) {
       {"static_model", {kWorld, body(0, false, 0.5 * 0.5 * 0.02 * 8 * 1000, {0, 0, 0.5}, {1, 1, 1})}},
   };
   std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/validation_errors.json");
-  ASSERT_TRUE(in.good()) << "tests/data/mujoco/validation_errors.json missing (tools/mujoco_contact_semantics.py)";
+  ASSERT_TRUE(in.good()) << "tests/data/mujoco/validation_errors.json missing (tools/reference/mujoco_contact_semantics.py)";
   const nlohmann::json fx = nlohmann::json::parse(in);
   int n = 0;
   for (const auto& c : fx["cases"]) {

@@ -1,6 +1,6 @@
-// MuJoCo's contact rules (src/mujoco_contact_rules.hpp) against what MuJoCo itself made of the
+// MuJoCo's contact rules (src/import/mujoco_contact_rules.hpp) against what MuJoCo itself made of the
 // same geoms (tests/data/mujoco/contact_params.json and contact_filter.json, written by
-// tools/mujoco_contact_semantics.py from MuJoCo's compiled attributes and mj_forward's contacts):
+// tools/reference/mujoco_contact_semantics.py from MuJoCo's compiled attributes and mj_forward's contacts):
 // pair parameters (priority, max, solmix, direct solref, condim, 5 coefficients, minimum mu),
 // margin and gap (which contacts are detected, which are active), the bit test, weld-group and
 // parent filtering, <exclude>.
@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "mujoco_contact_rules.hpp"
+#include "import/mujoco_contact_rules.hpp"
 
 using sap::MujocoGeomContact;
 using sap::MujocoPairContact;
@@ -21,7 +21,7 @@ namespace {
 
 nlohmann::json fixture(const std::string& name) {
   std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/" + name);
-  EXPECT_TRUE(in.good()) << "missing tests/data/mujoco/" << name << " (tools/mujoco_contact_semantics.py)";
+  EXPECT_TRUE(in.good()) << "missing tests/data/mujoco/" << name << " (tools/reference/mujoco_contact_semantics.py)";
   return nlohmann::json::parse(in);
 }
 

@@ -1,6 +1,6 @@
 // MJCF models mean what MuJoCo means (issue 29), end to end through the importer, the collision
 // pipeline and the solver, against MuJoCo's own answers for the same files
-// (tests/data/mujoco/*.json, tools/mujoco_contact_semantics.py, MuJoCo 4.0.0):
+// (tests/data/mujoco/*.json, tools/reference/mujoco_contact_semantics.py, MuJoCo 4.0.0):
 //   - which geom pairs collide (parent/weld filtering, <exclude>) and with which friction
 //     (max, priority, condim 1, <pair>), margin and gap;
 //   - stick or slide on a tilted floor (friction combination), and where a box rests with
@@ -25,7 +25,7 @@ namespace {
 
 nlohmann::json fixture(const std::string& name) {
   std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/" + name);
-  EXPECT_TRUE(in.good()) << "missing tests/data/mujoco/" << name << " (tools/mujoco_contact_semantics.py)";
+  EXPECT_TRUE(in.good()) << "missing tests/data/mujoco/" << name << " (tools/reference/mujoco_contact_semantics.py)";
   return nlohmann::json::parse(in);
 }
 

@@ -30,10 +30,10 @@ under tests/data/mujoco/:
                          diag(1, 1, 0), non-finite mesh vertices, malformed .msh files, qpos0
                          outside a joint range, models without degrees of freedom.
 
-Setup (the venv is outside the repository):
-    python3 -m venv /work/venv-contact && /work/venv-contact/bin/pip install mujoco numpy
+Setup (any venv with mujoco 4.0.0; .venv-mujoco is git-ignored):
+    python3 -m venv .venv-mujoco && .venv-mujoco/bin/pip install mujoco==4.0.0 numpy
 Run from the repository root:
-    /work/venv-contact/bin/python tools/mujoco_contact_semantics.py [--only NAME]
+    .venv-mujoco/bin/python tools/reference/mujoco_contact_semantics.py [--only NAME]
 """
 
 import argparse
@@ -46,7 +46,7 @@ import tempfile
 import mujoco
 import numpy as np
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT_DIR = os.path.join(REPO, "tests", "data", "mujoco")
 
 
@@ -615,7 +615,7 @@ def main():
     for name, fn in FIXTURES.items():
         if args.only and name != args.only:
             continue
-        data = {"generator": "tools/mujoco_contact_semantics.py", "mujoco_version": mujoco.__version__}
+        data = {"generator": "tools/reference/mujoco_contact_semantics.py", "mujoco_version": mujoco.__version__}
         data.update(fn())
         path = os.path.join(OUT_DIR, name + ".json")
         with open(path, "w") as f:

@@ -1,5 +1,5 @@
 // MuJoCo's binary .msh mesh files (see mesh_msh.hpp for the layout).
-#include "mesh_msh.hpp"
+#include "import/mesh_msh.hpp"
 
 #include <cmath>
 #include <cstring>
