@@ -455,7 +455,17 @@ SAP_HD SAP_CONVEX_NOINLINE ConvexQuery<S> convex_query(const ConvexShape<S>& A, 
     if (vv - vw <= tol * vv) break;  // converged: w adds nothing
     bool dup = false;
     for (int k = 0; k < sx.n; ++k) dup = dup || squared_norm(sx.w[k] - w) <= sqr_(tol * scale);
-    if (dup) break;
+    // The two exits below stop on rounding. Separation is certified only by v . w >= |v|^2 (1 -
+    // tol): w, the support point along -v, then adds nothing beyond v's plane. When w lies beyond
+    // it but is already a vertex of the simplex (exact arithmetic forbids this: v is the
+    // simplex's closest point to the origin), or the simplex with w gets no closer, |v| is at the
+    // rounding level of the simplex and the origin lies on or inside D: touching or
+    // overlapping, and EPA decides. (|v| above sqrt(tol) scale is never rounding: separated.)
+    const bool certified = vw >= vv * (S(1) - tol) || vv > tol * scale * scale;
+    if (dup) {
+      overlap = !certified;
+      break;
+    }
     sx.w[sx.n] = w;
     sx.b[sx.n] = b;
     ++sx.n;
@@ -466,7 +476,10 @@ SAP_HD SAP_CONVEX_NOINLINE ConvexQuery<S> convex_query(const ConvexShape<S>& A, 
     v = Vec3<S>::zero();
     for (int k = 0; k < sx.n; ++k) v += sx.lambda[k] * sx.w[k];
     const S nv = squared_norm(v);
-    if (!(nv < prev)) break;  // no progress (rounding)
+    if (!(nv < prev)) {  // no progress (rounding)
+      overlap = !certified;
+      break;
+    }
     prev = nv;
   }
   if (!overlap) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "kernels/collision_gjk_epa.hpp"
+#include "kernels/collision_mesh_feature.hpp"
 
 namespace sap {
 
@@ -39,7 +40,9 @@ SAP_HD void order_polygon(Vec3<S>* p, int np, const Vec3<S>& n) {
 }
 
 // Vertices of a point set (mesh in its frame, or world points) that lie on the support
-// feature along d: within kFeatureSin of the support plane as seen from the support vertex.
+// feature along d: for a mesh with its hull adjacency, the hull face (or edge, or vertex) of
+// mesh_support_feature; else within kFeatureSin of the support plane as seen from the support
+// vertex.
 // More than kMaxFeature: the farthest from the centroid in each of kMaxFeature angular bins.
 template <class S>
 SAP_HD int point_set_feature(const Vec3<S>* pts, const double* vert, int nvert, const Vec3<S>& d, Vec3<S>* out,
@@ -55,11 +58,30 @@ SAP_HD int point_set_feature(const Vec3<S>* pts, const double* vert, int nvert, 
   }
   const Vec3<S> ps = at(s);
   const S hs = dot(ps, d), sn = feature_sin<S>();
+  // A mesh with its hull adjacency: the hull's own face, edge or vertex at the support vertex
+  // (collision_mesh_feature.hpp), not every vertex nearly level with it as seen from it.
+  const bool hull = mesh && mesh->vert_edgeadr;
+  MeshFeature<S> mf;
+  if (hull) {
+    mf = mesh_support_feature(*mesh, d, s, sn);
+    if (mf.kind == kMeshFeatureVertex) {
+      out[0] = ps;
+      return 1;
+    }
+    if (mf.kind == kMeshFeatureEdge) {
+      out[0] = ps;
+      out[1] = at(mf.v1);
+      return 2;
+    }
+  }
+  auto on_feature = [&](const Vec3<S>& p) {
+    return hull ? abs_(dot(p - ps, mf.normal)) <= mf.plane_tol : hs - dot(p, d) <= sn * norm(p - ps);
+  };
   int count = 0;
   Vec3<S> c = Vec3<S>::zero();
   for (int i = 0; i < nvert; ++i) {
     const Vec3<S> p = at(i);
-    if (hs - dot(p, d) <= sn * norm(p - ps)) {
+    if (on_feature(p)) {
       if (count < kMaxFeature) out[count] = p;
       c += p;
       ++count;
@@ -76,7 +98,7 @@ SAP_HD int point_set_feature(const Vec3<S>* pts, const double* vert, int nvert, 
   for (int k = 0; k < kMaxFeature; ++k) far[k] = S(-1);
   for (int i = 0; i < nvert; ++i) {
     const Vec3<S> p = at(i);
-    if (!(hs - dot(p, d) <= sn * norm(p - ps))) continue;
+    if (!on_feature(p)) continue;
     const S x = dot(p - c, t1), y = dot(p - c, t2);
     const S a = atan2_(y, x);  // (-pi, pi]
     int bin = int((a + S(3.14159265358979)) * (S(kMaxFeature) / S(6.28318530717959)));
