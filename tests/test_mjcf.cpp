@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "import_test_util.hpp"
+#include "model/contact_pairs.hpp"
 #include "sap/dynamics.hpp"
 #include "sap/mjcf.hpp"
 #include "sap/simulator.hpp"
@@ -765,8 +766,8 @@ TEST(Mjcf, RecursiveIncludeIsAnError) {
 }  // namespace
 
 // <contact><pair>: an explicit candidate pair, tested whatever contype/conaffinity say, listed
-// once (not again as an automatic pair), with its own friction (condim 1: frictionless) and
-// margin; unset values combine from the geoms (-1 in the model).
+// once (not again as an automatic pair), with its own values: unset ones are MuJoCo's pair
+// defaults (condim 3, friction 1, margin 0), not the geoms' (model/contact_pairs.hpp).
 TEST(Mjcf, ExplicitContactPairs) {
   const char* xml = R"(<mujoco>
   <worldbody>
@@ -778,22 +779,30 @@ TEST(Mjcf, ExplicitContactPairs) {
   </worldbody>
   <contact>
     <pair geom1="ghost" geom2="floor" condim="1"/>
-    <pair geom1="floor" geom2="solid" friction="0.4 0.4 0.005 0.0001 0.0001" margin="0.02" condim="6"/>
+    <pair geom1="floor" geom2="solid" friction="0.4 0.3 0.005 0.0001 0.0002" margin="0.02" gap="0.01" condim="6"/>
   </contact>
 </mujoco>)";
   sap::ImportReport report;
   const sap::Model m = load(xml, &report);
   ASSERT_EQ(m.npair, 2);  // the automatic floor-solid pair is not added a second time
   const int floor = m.geom_id("floor"), ghost = m.geom_id("ghost"), solid = m.geom_id("solid");
+  EXPECT_EQ(m.contact_rule, sap::kContactRuleMujoco);
   EXPECT_EQ(m.pair_geom0[0], floor);  // ordered by geom type: plane first
   EXPECT_EQ(m.pair_geom1[0], ghost);
-  EXPECT_EQ(m.pair_friction[0], 0.0);  // condim 1
-  EXPECT_EQ(m.pair_margin[0], -1.0);   // unset: the geoms' margins
+  EXPECT_EQ(m.pair_condim[0], 1);
+  EXPECT_EQ(m.pair_margin[0], 0.0);  // MuJoCo's pair default, not the geoms' margins
+  const sap::PairContactParams p0 = sap::pair_contact_params(m, 0);
+  EXPECT_EQ(p0.condim, 1);
+  EXPECT_EQ(p0.friction[0], 0.0);  // frictionless
+  EXPECT_EQ(p0.detect, 0.0);
   EXPECT_EQ(m.pair_geom0[1], floor);
   EXPECT_EQ(m.pair_geom1[1], solid);
-  EXPECT_EQ(m.pair_friction[1], 0.4);
-  EXPECT_EQ(m.pair_margin[1], 0.02);
-  EXPECT_TRUE(has_warning(report, "<pair> condim 6 ignored"));
+  const sap::PairContactParams p1 = sap::pair_contact_params(m, 1);
+  EXPECT_EQ(p1.condim, 6);
+  const std::array<double, 5> f1{0.4, 0.3, 0.005, 0.0001, 0.0002};
+  EXPECT_EQ(p1.friction, f1);
+  EXPECT_DOUBLE_EQ(p1.detect, 0.03);  // margin + gap
+  EXPECT_EQ(p1.shift, 0.02);          // the surface moves out by the margin
 
   // Errors name what was expected.
   auto error_of = [&](const std::string& pair) {
@@ -812,6 +821,10 @@ TEST(Mjcf, ExplicitContactPairs) {
   EXPECT_NE(error_of("<pair geom1=\"ghost\" geom2=\"floor\" condim=\"2\"/>").find("condim: expected 1, 3, 4 or 6"),
             std::string::npos);
   EXPECT_NE(error_of("<pair geom1=\"ghost\" geom2=\"ghost\"/>").find("the same geom"), std::string::npos);
+  EXPECT_NE(error_of("<pair geom1=\"ghost\" geom2=\"floor\" solref=\"0.02 -1\"/>").find("<pair> solref: solref dampratio"),
+            std::string::npos);
+  EXPECT_NE(error_of("<pair geom1=\"ghost\" geom2=\"floor\" gap=\"-1\"/>").find("margin and gap: expected non-negative"),
+            std::string::npos);
 }
 
 // A sphere that collides with nothing by contype/conaffinity falls through the floor; an explicit

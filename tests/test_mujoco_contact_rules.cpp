@@ -1,4 +1,4 @@
-// MuJoCo's contact rules (src/import/mujoco_contact_rules.hpp) against what MuJoCo itself made of the
+// MuJoCo's contact rules (src/model/mujoco_contact_rules.hpp) against what MuJoCo itself made of the
 // same geoms (tests/data/mujoco/contact_params.json and contact_filter.json, written by
 // tools/reference/mujoco_contact_semantics.py from MuJoCo's compiled attributes and mj_forward's contacts):
 // pair parameters (priority, max, solmix, direct solref, condim, 5 coefficients, minimum mu),
@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "import/mujoco_contact_rules.hpp"
+#include "model/mujoco_contact_rules.hpp"
 
 using sap::MujocoGeomContact;
 using sap::MujocoPairContact;

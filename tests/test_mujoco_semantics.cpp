@@ -1,6 +1,10 @@
 // MJCF models mean what MuJoCo means (issue 29), end to end through the importer, the collision
 // pipeline and the solver, against MuJoCo's own answers for the same files
 // (tests/data/mujoco/*.json, tools/reference/mujoco_contact_semantics.py, MuJoCo 4.0.0):
+//   - which geom pairs collide (contype/conaffinity, parent and weld filtering, <exclude>,
+//     <pair>) and with which parameters (friction max / priority, condim, margin and gap):
+//     contact_params.json, contact_filter.json;
+//   - stick or slide on a tilted floor, and where a box rests with margins (friction_outcomes.json);
 //   - resting and sliding convex meshes: MuJoCo's contact patch, and a contact wherever MuJoCo
 //     has one (mesh_contact_sets.json).
 #include <gtest/gtest.h>
@@ -95,7 +99,116 @@ double hull_area(const std::vector<std::array<double, 3>>& pts, const std::array
   return 0.5 * std::abs(a);
 }
 
+std::pair<std::string, std::string> sorted_pair(std::string a, std::string b) {
+  if (b < a) std::swap(a, b);
+  return {a, b};
+}
+
+SimulatorOptions one_cpu_world() {
+  SimulatorOptions opt;
+  opt.nworld = 1;
+  opt.backend = Backend::CPU;
+  opt.threads = 1;
+  return opt;
+}
+
 }  // namespace
+
+// Which pairs collide and with which parameters, at each model's initial configuration, for every
+// case of contact_params.json (friction max, priority, MuJoCo's minimum 1e-5, condim max,
+// margin/gap, <pair> values and defaults, <exclude>, contype/conaffinity) and contact_filter.json
+// (parent and weld filtering with filterparent on and off, <exclude>): the same geom pairs; per
+// contact MuJoCo's sliding friction (0 for condim 1, which is frictionless), and phi = dist - margin (the contact surface shifted out by
+// MuJoCo's includemargin; a contact in the gap band has phi > 0: detected, not pressing).
+TEST(MujocoSemantics, ContactPairsAndParametersAsMuJoCo) {
+  int cases = 0, contacts = 0;
+  for (const char* file : {"contact_params.json", "contact_filter.json"}) {
+    const nlohmann::json fx = fixture(file);
+    for (const auto& c : fx["cases"]) {
+      const std::string name = c["name"];
+      const Scene s = load_mjcf_string(c["xml"].get<std::string>(), name + ".xml");
+      const auto ours = collide_at(s.model, s.qpos0);
+      std::set<std::pair<std::string, std::string>> ours_pairs, mj_pairs;
+      for (const auto& o : ours) ours_pairs.insert(sorted_pair(o.g0, o.g1));
+      if (c.contains("contacts")) {
+        for (const auto& k : c["contacts"]) mj_pairs.insert(sorted_pair(k["geom"][0], k["geom"][1]));
+        ASSERT_EQ(ours.size() > 0, c["contacts"].size() > 0) << name;
+        // Every contact of these cases is between the same two geoms, with the same parameters.
+        if (!c["contacts"].empty()) {
+          const auto& k = c["contacts"][0];
+          const int condim = k["condim"];
+          const std::vector<double> f = k["friction"];
+          double mj_phi = 1e9;
+          for (const auto& kk : c["contacts"])
+            mj_phi = std::min(mj_phi, kk["dist"].get<double>() - kk["includemargin"].get<double>());
+          double phi = 1e9;
+          for (const auto& o : ours) {
+            EXPECT_NEAR(o.friction, condim == 1 ? 0.0 : f[0], 1e-12) << name;
+            phi = std::min(phi, o.phi);
+            ++contacts;
+          }
+          EXPECT_NEAR(phi, mj_phi, 1e-9) << name;
+        }
+      } else {
+        for (const auto& p : c["pairs"]) mj_pairs.insert(sorted_pair(p[0], p[1]));
+      }
+      EXPECT_EQ(ours_pairs, mj_pairs) << name;
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 23);
+  EXPECT_GT(contacts, 40);
+}
+
+// A box on a floor under gravity tilted by atan(0.5) for 1 s: it sticks where MuJoCo's box
+// sticks (friction max 1 against 0; max 0.7 where Drake's harmonic mean 0.31 would slide) and
+// slides MuJoCo's distance (to 1 %) where MuJoCo's slides (the priority geom's friction 0,
+// max 0.3, <pair> friction 0.1, condim 1). Elliptic-cone cases: SAP's cone is elliptic.
+TEST(MujocoSemantics, StickOrSlideAsMuJoCo) {
+  const nlohmann::json fx = fixture("friction_outcomes.json");
+  int sticks = 0, slides = 0;
+  for (const auto& c : fx["cases"]) {
+    if (c["cone"] != "elliptic") continue;
+    const std::string name = c["name"];
+    const Scene s = load_mjcf_string(c["xml"].get<std::string>(), name + ".xml");
+    Simulator sim(s, one_cpu_world());
+    sim.reset();
+    sim.step(static_cast<int>(std::lround(1.0 / s.dt)));
+    const std::vector<double> q = sim.qpos_view().to_host<double>();
+    const double x = q[0] - s.qpos0[0], mj = c["x_at_1s"];
+    if (std::abs(mj) < 0.01) {
+      EXPECT_LT(std::abs(x), 0.01) << name << ": MuJoCo sticks (" << mj << " m), ours moves " << x << " m";
+      ++sticks;
+    } else {
+      EXPECT_NEAR(x, mj, 0.01 * std::abs(mj)) << name;
+      ++slides;
+    }
+  }
+  EXPECT_EQ(sticks, 2);
+  EXPECT_EQ(slides, 4);
+}
+
+// With margins the contact surface moves out by the margin sum: the box comes to rest at
+// dist = margin0 + margin1 (a gap changes nothing). The rest height with margins less the one
+// without is MuJoCo's to 20 um; the rest penetration itself is each contact model's compliance
+// (SAP's from the solref on the box's mass: about 1 mm here, MuJoCo's soft constraint 0.1 mm).
+TEST(MujocoSemantics, BoxRestsAtTheMargin) {
+  const nlohmann::json fx = fixture("friction_outcomes.json");
+  std::vector<double> ours, mj;
+  for (const auto& c : fx["margin_rest"]) {
+    const Scene s = load_mjcf_string(c["xml"].get<std::string>(), "margin_rest.xml");
+    Simulator sim(s, one_cpu_world());
+    sim.reset();
+    sim.step(static_cast<int>(std::lround(1.0 / s.dt)));
+    ours.push_back(sim.qpos_view().to_host<double>()[2] - 0.1);
+    mj.push_back(c["rest_gap"]);
+  }
+  ASSERT_EQ(ours.size(), 4u);
+  EXPECT_NEAR(ours[0], mj[0], 1e-3) << "no margin";
+  for (std::size_t i = 1; i < ours.size(); ++i)
+    EXPECT_NEAR(ours[i] - ours[0], mj[i] - mj[0], 2e-5) << "margins " << fx["margin_rest"][i]["margin"] << " gaps "
+                                                         << fx["margin_rest"][i]["gap"];
+}
 
 // Resting and sliding faces keep a patch: at each snapshot of MuJoCo's run where MuJoCo has a
 // face patch (>= 3 distinct points) we have >= 3 contacts on its contact plane (to 1 mm) whose

@@ -15,7 +15,9 @@ namespace sap {
 //   stiffness[3]       combined k (series: k0 k1 / (k0 + k1)), then k0 and k1
 //   dissipation        combined dissipation time scale tau_d = tau0 + tau1
 //   hc_dissipation     combined Hunt-Crossley dissipation d (s/m), combine_hc_dissipation
-//   friction           combined mu
+//   friction           combined mu (0: frictionless, MuJoCo's condim 1)
+// phi is the distance of the two surfaces less the pair's shift (PairContactParams: MuJoCo's
+// margin moves the contact surface out), so phi = (x1 - x0) . normal - shift.
 // clang-format off
 #define SAP_CONTACT_ARRAYS(X) \
   X(geom, int, 2)             \

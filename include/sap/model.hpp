@@ -54,6 +54,19 @@ enum EqualityType : int { kEqJoint = 0, kEqConnect = 1, kEqWeld = 2 };
 constexpr int kEqDataSize = 14;
 SAP_HDI int equality_rows(int type) { return type == kEqJoint ? 1 : type == kEqConnect ? 3 : 6; }
 
+// How a geom pair's contact parameters follow from its geoms' (a per-model setting,
+// docs/model-import.md "Contact parameters"; src/model/contact_pairs.hpp):
+//   kContactRuleDrake   (JSON scenes, URDF, the builder's default): friction 2 mu0 mu1 / (mu0 + mu1),
+//                       stiffness in series, dissipation summed, contacts detected while
+//                       dist < margin0 + margin1, Coulomb friction on every contact;
+//   kContactRuleMujoco  (MJCF): MuJoCo's rules: the higher priority geom's parameters, else the
+//                       element-wise maximum of friction and condim and solref/solimp mixed by
+//                       solmix; margin and gap summed (detected while dist < margin + gap, the
+//                       surface shifted out by margin); condim 1 frictionless (4 and 6: the
+//                       sliding friction only, warned by the collision pipeline).
+enum ContactRule : int { kContactRuleDrake = 0, kContactRuleMujoco = 1 };
+const char* contact_rule_name(int rule);
+
 constexpr int kNumGeomTypes = 8;
 // Hunt-Crossley dissipation d (s/m) of a geom that names none (contact_approximation = similar or
 // lagged). Drake's plant derives its default from a penetration allowance delta as
@@ -126,6 +139,14 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(geom_stiffness, double, ngeom) /* point-contact stiffness k (N/m) */        \
   X(geom_dissipation, double, ngeom) /* dissipation time scale tau_d (s) */     \
   X(geom_hc_dissipation, double, ngeom) /* Hunt-Crossley dissipation d (s/m) */ \
+  /* MuJoCo's contact attributes (used under kContactRuleMujoco; docs/model-import.md) */ \
+  X(geom_condim, int, ngeom)    /* contact dimension 1, 3, 4 or 6 */          \
+  X(geom_priority, int, ngeom)  /* the higher priority geom's parameters win */ \
+  X(geom_friction_spin, double, ngeom) /* torsional coefficient (m), condim >= 4 */ \
+  X(geom_friction_roll, double, ngeom) /* rolling coefficient (m), condim 6 */  \
+  X(geom_solmix, double, ngeom) /* weight of this geom's solref in a mix */     \
+  X(geom_solref, double, ngeom * 2) /* solref behind geom_stiffness/dissipation; (0, 0): none */ \
+  X(geom_gap, double, ngeom)    /* detected, not active, while margin <= dist < margin + gap */ \
   X(geom_dataid, int, ngeom) /* mesh id (kGeomMesh), hfield id (kGeomHfield), else -1 */ \
   /* convex meshes: the hull of each mesh asset, vertices in the geom frame (scale applied) */ \
   X(mesh_vertadr, int, nmesh)   /* first vertex in mesh_vert */                 \
@@ -149,6 +170,10 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(pair_geom1, int, npair)                                                     \
   X(pair_friction, double, npair) /* explicit pair's friction; -1: combined from the geoms */ \
   X(pair_margin, double, npair)   /* explicit pair's margin; -1: geom_margin sum */ \
+  X(pair_condim, int, npair)      /* explicit pair's condim; -1: combined */    \
+  X(pair_friction_ext, double, npair * 4) /* with pair_friction >= 0: t2, spin, roll1, roll2 */ \
+  X(pair_gap, double, npair)      /* explicit pair's gap; -1: combined */       \
+  X(pair_solref, double, npair * 2) /* explicit pair's solref; (0, 0): combined */ \
   /* actuators (each acts on one dof) */                                        \
   X(actuator_type, int, nu)                                                     \
   X(actuator_dofadr, int, nu)                                                   \
@@ -273,6 +298,7 @@ struct Model {
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double timestep = 0.001;  // default step of the source file; the solver takes dt per step
+  int contact_rule = kContactRuleDrake;  // ContactRule: how pairs combine their geoms' contact parameters
 
 #define SAP_X(name, type, count) std::vector<type> name;
   SAP_MODEL_ARRAYS(SAP_X)

@@ -56,6 +56,12 @@ struct GeomSpec {
   double density = 1000;      // kg/m^3, used when the body takes inertia from its geoms
   double mass = -1;           // >= 0 overrides density
   int dataid = -1;            // kGeomMesh: id from add_mesh; kGeomHfield: id from add_hfield
+  // MuJoCo's contact attributes, used by models with contact_rule kContactRuleMujoco (model.hpp).
+  int condim = 3, priority = 0;
+  double friction_spin = 0.005, friction_roll = 0.0001;  // m
+  double solmix = 1;
+  std::array<double, 2> solref{0, 0};  // the solref stiffness/dissipation came from; (0, 0): none
+  double gap = 0;
 };
 
 // A convex mesh as the collision code uses it: the hull's vertices (in the geom frame, scale
@@ -128,10 +134,15 @@ struct CollisionFilter {
   std::vector<std::pair<int, int>> exclude_body_pairs;
   // Explicit geom pairs (MJCF <contact><pair>): always candidates, whatever contype/conaffinity,
   // exclusions and the parent filter say, and the automatic pair of the same two geoms is not
-  // added again. friction/margin < 0: combined from the geoms as for automatic pairs.
+  // added again. friction/margin/gap < 0, condim -1, solref (0, 0): combined from the geoms as
+  // for automatic pairs. friction_ext (t2, spin, roll1, roll2) is read with friction >= 0.
   struct ExplicitPair {
     int geom0 = -1, geom1 = -1;
     double friction = -1, margin = -1;
+    int condim = -1;
+    std::array<double, 4> friction_ext{-1, -1, -1, -1};
+    double gap = -1;
+    std::array<double, 2> solref{0, 0};
   };
   std::vector<ExplicitPair> explicit_pairs;
 };
@@ -164,6 +175,9 @@ class ModelBuilder {
 
   void set_gravity(const Vec3d& g) { gravity_ = g; }
   void set_timestep(double dt) { timestep_ = dt; }
+  // How pairs combine their geoms' contact parameters (ContactRule, model.hpp); Drake's by default.
+  void set_contact_rule(int rule) { contact_rule_ = rule; }
+  int contact_rule() const { return contact_rule_; }
   CollisionFilter& collision_filter() { return filter_; }
 
   int nbody() const { return static_cast<int>(bodies_.size()); }
@@ -199,6 +213,7 @@ class ModelBuilder {
   std::vector<HfieldSpec> hfields_;
   Vec3d gravity_{0, 0, -9.81};
   double timestep_ = 0.001;
+  int contact_rule_ = kContactRuleDrake;
   CollisionFilter filter_;
   void finalize_meshes(Model& m) const;
 };

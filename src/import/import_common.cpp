@@ -2,6 +2,8 @@
 // attribute parsing, composite mass properties and the contact-material rule.
 #include "import/import_common.hpp"
 
+#include "model/contact_pairs.hpp"
+
 #include <tinyxml2.h>
 
 #include <cerrno>
@@ -189,25 +191,13 @@ void combine_mass_parts(const std::vector<MassPart>& parts, double& mass, Vec3d&
   }
 }
 
-// The rule of import_common.hpp: w = 1 / (tc zeta) and 2 zeta w = 2 / tc for solref (tc, zeta);
-// w^2 = stiffness and 2 zeta w = damping for a negative solref.
+// The rule of import_common.hpp on MuJoCo's solref oscillator (solref_oscillator: w^2 and
+// 2 zeta w). Pair: tau_d = c/k = 2 zeta w / w^2; half of it per geom.
 ContactMaterial contact_material(const double solref[2], double mass_scale, bool is_static) {
-  double w2, two_zeta_w;
-  if (solref[0] > 0) {
-    if (!(solref[1] > 0)) throw std::invalid_argument("solref dampratio must be positive");
-    const double w = 1.0 / (solref[0] * solref[1]);
-    w2 = w * w;
-    two_zeta_w = 2.0 / solref[0];
-  } else {
-    if (!(solref[0] < 0) || solref[1] > 0)
-      throw std::invalid_argument("solref must be (timeconst > 0, dampratio > 0) or (-stiffness < 0, -damping <= 0)");
-    w2 = -solref[0];
-    two_zeta_w = -solref[1];
-  }
+  const std::array<double, 2> w = solref_oscillator(solref);
   ContactMaterial c;
-  // Pair: tau_d = c/k = 2 zeta w / w^2; half of it per geom.
-  c.dissipation = 0.5 * two_zeta_w / w2;
-  c.stiffness = is_static ? kStaticStiffness : mass_scale * w2;
+  c.dissipation = 0.5 * w[1] / w[0];
+  c.stiffness = is_static ? kStaticStiffness : mass_scale * w[0];
   return c;
 }
 

@@ -8,18 +8,19 @@
 #include <cstring>
 
 #include "import/mjcf_importer.hpp"
+#include "model/contact_pairs.hpp"
 
 namespace sap::import::mjcf {
 
-// <contact><pair geom1 geom2 condim friction margin>: an explicit candidate pair (always
-// tested, whatever contype/conaffinity and exclusions say). Unset friction/margin combine from
-// the geoms as for automatic pairs (MuJoCo derives unset pair values from the geoms too).
-// condim 1 is frictionless; torsional/rolling friction (condim 4, 6) and the pair's own
-// solver parameters are warned: contact stiffness and dissipation come from the geoms.
+// <contact><pair>: an explicit candidate pair (always tested, whatever contype/conaffinity and
+// exclusions say) with MuJoCo's meaning: its own condim, friction (5), margin, gap and solref,
+// from the pair, its default class chain (<default><pair>), else MuJoCo's pair defaults, never
+// the geoms' combination (tests/data/mujoco/contact_params.json, pair_defaults). The pair's
+// solref sets its stiffness and dissipation (model/contact_pairs.hpp); solimp and
+// solreffriction have no counterpart and are warned.
 void MjcfImporter::read_contact_pair(const Node& c) {
   check_attributes(c, {"name", "class", "geom1", "geom2", "condim", "friction", "margin", "gap", "solref",
                        "solimp", "solreffriction"});
-  const std::string f = file(c);
   std::string n1, n2;
   if (!import::read_string(c.el, "geom1", n1) || !import::read_string(c.el, "geom2", n2))
     fail(where(c), "<pair> needs geom1 and geom2");
@@ -32,26 +33,50 @@ void MjcfImporter::read_contact_pair(const Node& c) {
   e.geom0 = find(n1);
   e.geom1 = find(n2);
   if (e.geom0 == e.geom1) fail(where(c), "<pair>: geom1 and geom2 are the same geom '" + n1 + "'");
-  std::vector<double> fr;
-  if (import::read_numbers(f, c.el, "friction", 1, 5, fr)) {
-    if (!(fr[0] >= 0)) fail(where(c), "<pair> friction: expected a non-negative sliding coefficient");
-    e.friction = fr[0];
+  // MuJoCo's pair defaults, then the class chain, then the element.
+  e.condim = 3;
+  e.friction = 1;
+  e.friction_ext = {1, 0.005, 0.0001, 0.0001};
+  e.margin = 0;
+  e.gap = 0;
+  e.solref = {0.02, 1};
+  std::string cls;
+  std::vector<const Node*> sources;
+  if (import::read_string(c.el, "class", cls)) {
+    const int id = find_class(c, cls);
+    for (int k : class_chain(id))
+      for (const Node* d : classes_[static_cast<std::size_t>(k)].pair) sources.push_back(d);
+  } else {
+    for (const Node* d : classes_[0].pair) sources.push_back(d);
   }
-  double margin = 0;
-  if (import::read_double(f, c.el, "margin", margin)) {
-    if (!(margin >= 0)) fail(where(c), "<pair> margin: expected a non-negative distance");
-    e.margin = margin;
+  sources.push_back(&c);
+  for (const Node* src : sources) {
+    const std::string f = file(*src);
+    std::vector<double> fr;
+    if (import::read_numbers(f, src->el, "friction", 1, 5, fr)) {
+      for (double x : fr)
+        if (!(x >= 0)) fail(where(*src), "<pair> friction: expected non-negative coefficients");
+      e.friction = fr[0];
+      for (std::size_t k = 1; k < fr.size(); ++k) e.friction_ext[k - 1] = fr[k];
+    }
+    import::read_double(f, src->el, "margin", e.margin);
+    import::read_double(f, src->el, "gap", e.gap);
+    if (!(e.margin >= 0) || !(e.gap >= 0)) fail(where(*src), "<pair> margin and gap: expected non-negative distances");
+    import::read_int(f, src->el, "condim", e.condim);
+    if (e.condim != 1 && e.condim != 3 && e.condim != 4 && e.condim != 6)
+      fail(where(*src), "<pair> condim: expected 1, 3, 4 or 6, got " + std::to_string(e.condim));
+    std::vector<double> sr;
+    if (import::read_numbers(f, src->el, "solref", 1, 2, sr))
+      for (std::size_t k = 0; k < sr.size(); ++k) e.solref[k] = sr[k];
+    for (const char* a : {"solimp", "solreffriction"})
+      if (src->el->Attribute(a))
+        ignored(*src, std::string("<pair> ") + a, "the SAP contact has no impedance profile or separate friction solref");
   }
-  int condim = 3;
-  if (import::read_int(f, c.el, "condim", condim)) {
-    if (condim != 1 && condim != 3 && condim != 4 && condim != 6)
-      fail(where(c), "<pair> condim: expected 1, 3, 4 or 6, got " + std::to_string(condim));
-    if (condim == 1) e.friction = 0;
-    if (condim > 3) ignored(c, "<pair> condim " + std::to_string(condim), "torsional and rolling friction are not modelled");
+  try {
+    solref_oscillator(e.solref.data());
+  } catch (const std::invalid_argument& ex) {
+    fail(where(c), std::string("<pair> solref: ") + ex.what());
   }
-  for (const char* a : {"class", "gap", "solref", "solimp", "solreffriction"})
-    if (c.el->Attribute(a))
-      ignored(c, std::string("<pair> ") + a, "pair defaults and solver parameters are not read (geom stiffness applies)");
   builder_.collision_filter().explicit_pairs.push_back(e);
 }
 
@@ -287,28 +312,29 @@ void MjcfImporter::read_geom(const Node& n, int body, int cls, const Transform& 
   s.contype = no_contact_ ? 0 : g.contype;
   s.conaffinity = no_contact_ ? 0 : g.conaffinity;
   s.friction = g.friction[0];
+  s.friction_spin = g.friction[1];
+  s.friction_roll = g.friction[2];
+  s.condim = g.condim;
+  s.priority = g.priority;
+  s.solmix = g.solmix;
   s.margin = g.margin;
+  s.gap = g.gap;
   s.density = g.density;
   s.mass = g.mass;
-  if (g.friction[0] < 0) fail(where(n), "geom friction must be non-negative");
+  if (g.friction[0] < 0 || g.friction[1] < 0 || g.friction[2] < 0)
+    fail(where(n), "geom friction must be non-negative (sliding, torsional, rolling)");
+  if (g.condim != 1 && g.condim != 3 && g.condim != 4 && g.condim != 6)
+    fail(where(n), "geom condim: expected 1, 3, 4 or 6, got " + std::to_string(g.condim));
+  if (!(g.margin >= 0) || !(g.gap >= 0)) fail(where(n), "geom margin and gap must be non-negative");
+  if (!(g.solmix >= 0)) fail(where(n), "geom solmix must be non-negative");
   if (g.mass < 0 && g.mass != -1) fail(where(n), "geom mass must be non-negative");
   if (g.density < 0) fail(where(n), "geom density must be non-negative");
   pg.solref[0] = g.solref[0];
   pg.solref[1] = g.solref[1];
   pg.solref_set = g.solref_set;
   if (collides) {
-    if (g.condim != 3)
-      rep_.warn("condim", where(n),
-                "geom condim=" + std::to_string(g.condim) +
-                    " approximated: SAP contacts always have Coulomb friction (condim 3)");
-    if (g.priority != 0 || g.solmix != 1)
-      rep_.warn("priority", where(n), "geom priority/solmix ignored: pair parameters combine as documented");
     if (g.solimp_set)
       rep_.warn("solimp", where(n), "geom solimp ignored: the SAP contact model has no impedance profile");
-    if (g.margin != 0 || g.gap != 0)
-      rep_.warn(
-          "margin", where(n),
-          "geom margin/gap: the margin only widens contact detection (MuJoCo also shifts the contact surface by margin - gap)");
     if (!g.fluidshape.empty() && g.fluidshape != "none")
       unsupported(n, "geom fluidshape", "fluid forces have no counterpart in the model");
   }
@@ -492,12 +518,14 @@ void MjcfImporter::emit_bodies() {
         const import::ContactMaterial cm = import::contact_material(g.solref, tree_mass[i], is_static);
         g.spec.stiffness = cm.stiffness;
         g.spec.dissipation = cm.dissipation;
+        g.spec.solref = {g.solref[0], g.solref[1]};  // MuJoCo's pair rule mixes solrefs (model/contact_pairs.hpp)
       } catch (const std::invalid_argument& e) {
         fail(where(*g.node), std::string("geom solref: ") + e.what());
       }
-      if (!g.solref_set) {
+      if (!g.solref_set && (opt_.default_stiffness > 0 || opt_.default_dissipation >= 0)) {
         if (opt_.default_stiffness > 0) g.spec.stiffness = opt_.default_stiffness;
         if (opt_.default_dissipation >= 0) g.spec.dissipation = opt_.default_dissipation;
+        g.spec.solref = {0, 0};  // given directly: no solref behind them
       }
       if (!is_static && !(g.spec.stiffness > 0)) g.spec.stiffness = import::kStaticStiffness;  // massless tree
       if (g.spec.type == kGeomMesh) g.spec.dataid = assets_.builder_mesh(builder_, g.asset, opt_.name_prefix, where(*g.node));

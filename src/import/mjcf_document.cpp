@@ -277,7 +277,8 @@ void MjcfImporter::read_default(const Node& n, int parent) {
     else if (t == "tendon") classes_[static_cast<std::size_t>(id)].tendon.push_back(&c);
     else if (t == "equality") classes_[static_cast<std::size_t>(id)].equality.push_back(&c);
     else if (t == "mesh") classes_[static_cast<std::size_t>(id)].mesh.push_back(&c);
-    else if (t == "site" || t == "camera" || t == "light" || t == "material" || t == "pair")
+    else if (t == "pair") classes_[static_cast<std::size_t>(id)].pair.push_back(&c);
+    else if (t == "site" || t == "camera" || t == "light" || t == "material")
       continue;  // defaults of elements that are ignored or rejected where they are used
     else ignored(c, "<" + t + "> in <default>", "unknown default element");
   }

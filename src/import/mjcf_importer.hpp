@@ -106,6 +106,7 @@ struct DefaultClass {
   int parent = -1;
   std::vector<const Node*> joint, geom, actuator, tendon, equality;
   std::vector<const Node*> mesh = {};  // <default><mesh> (mjcf_assets.cpp)
+  std::vector<const Node*> pair = {};  // <default><pair> (read_contact_pair)
 };
 
 struct PGeom {
@@ -149,6 +150,7 @@ class MjcfImporter {
   void run(const std::string& path, ImportReport* report, const std::string* text = nullptr,
            const std::string& base_dir = ".") {
     Node root = load_root(path, text, base_dir);
+    builder_.set_contact_rule(kContactRuleMujoco);  // pairs combine their geoms as MuJoCo (model/contact_pairs.hpp)
     read_globals(root);
     read_bodies(root);
     compute_inertia();

@@ -17,16 +17,18 @@
 namespace sap {
 
 // Candidate pairs with a narrow phase, in model pair order, and their combined constants
-// (computed once on the host with combine_* from collision_primitives.hpp).
+// (computed once on the host under the model's contact rule: pair_contact_params,
+// model/contact_pairs.hpp).
 struct CollisionPairsView {
   int npair = 0;
   const int* geom0 = nullptr;
   const int* geom1 = nullptr;
-  const double* margin = nullptr;       // margin0 + margin1
+  const double* margin = nullptr;       // detection distance: contacts while dist < margin
+  const double* shift = nullptr;        // the contact's phi = dist - shift
   const double* stiffness = nullptr;    // 3 per pair: combined k, k0, k1
-  const double* dissipation = nullptr;  // tau0 + tau1
-  const double* hc_dissipation = nullptr;  // combine_hc_dissipation
-  const double* friction = nullptr;     // 2 mu0 mu1 / (mu0 + mu1)
+  const double* dissipation = nullptr;  // tau_d
+  const double* hc_dissipation = nullptr;  // Hunt-Crossley d
+  const double* friction = nullptr;     // Coulomb mu (0: frictionless)
 };
 
 // Per-world workspace owned by the pipeline.
@@ -165,7 +167,7 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
   g.x0.store(c.x0(w) + 3 * slot);
   g.x1.store(c.x1(w) + 3 * slot);
   g.normal.store(c.normal(w) + 3 * slot);
-  c.phi(w)[slot] = double(g.phi);
+  c.phi(w)[slot] = double(g.phi) - pairs.shift[pair];
   for (int k = 0; k < 3; ++k) c.stiffness(w)[3 * slot + k] = pairs.stiffness[3 * pair + k];
   c.dissipation(w)[slot] = pairs.dissipation[pair];
   c.hc_dissipation(w)[slot] = pairs.hc_dissipation[pair];
@@ -185,7 +187,7 @@ SAP_HD void replace_shallowest(const ContactsView& c, const ModelView& m, const 
   int worst = 0;
   for (int k = 1; k < cap; ++k)
     if (phi_slot[k] > phi_slot[worst] || (phi_slot[k] == phi_slot[worst] && seq[k] > seq[worst])) worst = k;
-  if (double(g.phi) < phi_slot[worst]) {
+  if (double(g.phi) - pairs.shift[pair] < phi_slot[worst]) {
     write_contact_slot(c, m, pairs, w, worst, pair, g);
     seq[worst] = rank;
   }

@@ -31,6 +31,13 @@ const char* geom_type_name(int t) {
   }
   return "unknown";
 }
+const char* contact_rule_name(int rule) {
+  switch (rule) {
+    case kContactRuleDrake: return "drake";
+    case kContactRuleMujoco: return "mujoco";
+  }
+  return "unknown";
+}
 const char* actuator_type_name(int t) {
   switch (t) {
     case kActMotor: return "motor";
@@ -242,6 +249,20 @@ void Model::validate() const {
       fail(quoted(geom_names, g, "geom") + ": Hunt-Crossley dissipation must be finite and non-negative");
     if (at(geom_friction, g) < 0) fail(quoted(geom_names, g, "geom") + ": friction must be non-negative");
     if (at(geom_margin, g) < 0) fail(quoted(geom_names, g, "geom") + ": margin must be non-negative");
+    const int condim = ati(geom_condim, g);
+    if (condim != 1 && condim != 3 && condim != 4 && condim != 6)
+      fail(quoted(geom_names, g, "geom") + ": condim must be 1, 3, 4 or 6, got " + std::to_string(condim));
+    if (!(at(geom_friction_spin, g) >= 0) || !(at(geom_friction_roll, g) >= 0) || !(at(geom_gap, g) >= 0) ||
+        !(at(geom_solmix, g) >= 0))
+      fail(quoted(geom_names, g, "geom") + ": torsional/rolling friction, gap and solmix must be non-negative");
+  }
+  if (contact_rule != kContactRuleDrake && contact_rule != kContactRuleMujoco)
+    fail("unknown contact_rule " + std::to_string(contact_rule));
+  for (int p = 0; p < npair; ++p) {
+    const int condim = ati(pair_condim, p);
+    if (condim != -1 && condim != 1 && condim != 3 && condim != 4 && condim != 6)
+      fail("contact pair " + std::to_string(p) + ": condim must be 1, 3, 4 or 6 (or -1: combined), got " +
+           std::to_string(condim));
   }
   for (int u = 0; u < nu; ++u) {
     const int d = ati(actuator_dofadr, u);

@@ -259,6 +259,7 @@ Model ModelBuilder::finalize() const {
   Model m;
   m.gravity = gravity_;
   m.timestep = timestep_;
+  m.contact_rule = contact_rule_;
   m.nbody = nbody();
 
   // Joints grouped by body in body order (stable: a body's joints keep their order).
@@ -384,6 +385,13 @@ Model ModelBuilder::finalize() const {
     m.geom_dissipation.push_back(g.dissipation);
     m.geom_hc_dissipation.push_back(g.hc_dissipation);
     m.geom_dataid.push_back(g.dataid);
+    m.geom_condim.push_back(g.condim);
+    m.geom_priority.push_back(g.priority);
+    m.geom_friction_spin.push_back(g.friction_spin);
+    m.geom_friction_roll.push_back(g.friction_roll);
+    m.geom_solmix.push_back(g.solmix);
+    append(m.geom_solref, {g.solref[0], g.solref[1]});
+    m.geom_gap.push_back(g.gap);
     if (g.type == kGeomMesh && g.dataid >= 0 && g.dataid < nmesh()) {
       double r2 = 0;
       for (const auto& v : mesh(g.dataid).vert) r2 = std::max(r2, v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -409,6 +417,10 @@ Model ModelBuilder::finalize() const {
     m.pair_geom1.push_back(b);
     m.pair_friction.push_back(e.friction);
     m.pair_margin.push_back(e.margin);
+    m.pair_condim.push_back(e.condim);
+    append(m.pair_friction_ext, {e.friction_ext[0], e.friction_ext[1], e.friction_ext[2], e.friction_ext[3]});
+    m.pair_gap.push_back(e.gap);
+    append(m.pair_solref, {e.solref[0], e.solref[1]});
   }
   for (int g0 = 0; g0 < m.ngeom; ++g0) {
     for (int g1 = g0 + 1; g1 < m.ngeom; ++g1) {
@@ -441,6 +453,10 @@ Model ModelBuilder::finalize() const {
       m.pair_geom1.push_back(b);
       m.pair_friction.push_back(-1);
       m.pair_margin.push_back(-1);
+      m.pair_condim.push_back(-1);
+      append(m.pair_friction_ext, {-1.0, -1.0, -1.0, -1.0});
+      m.pair_gap.push_back(-1);
+      append(m.pair_solref, {0.0, 0.0});
     }
   }
   m.npair = static_cast<int>(m.pair_geom0.size());

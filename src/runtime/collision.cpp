@@ -6,6 +6,7 @@
 #include <string>
 
 #include "launch/launches.hpp"
+#include "model/contact_pairs.hpp"
 
 namespace sap {
 
@@ -27,7 +28,7 @@ struct CollisionPipeline::Impl {
   int nq = 0;
   ModelStorage storage;
   Buffer<int> pair_geom0, pair_geom1;
-  Buffer<double> pair_margin, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction;
+  Buffer<double> pair_margin, pair_shift, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction;
   int npair = 0;
   int unsupported = 0;
   bool convex_pairs = false;  // some pair needs the convex solvers (not pair_is_analytic)
@@ -40,9 +41,11 @@ struct CollisionPipeline::Impl {
   Impl(const Model& m, Context& c, int nw, Precision p) : ctx(c), nworld(nw), precision(p), nq(m.nq) {
     const Backend b = ctx.backend();
     storage = ModelStorage(m, b);
-    // Pairs with a narrow phase and their combined constants (docs/collision.md).
+    // Pairs with a narrow phase and their constants under the model's contact rule
+    // (model/contact_pairs.hpp; docs/model-import.md "Contact parameters").
     std::vector<int> g0s, g1s;
-    std::vector<double> margin, stiffness, dissipation, hc_dissipation, friction;
+    std::vector<double> margin, shift, stiffness, dissipation, hc_dissipation, friction;
+    int angular_pairs = 0;
     for (int p = 0; p < m.npair; ++p) {
       const int g0 = m.pair_geom0[static_cast<std::size_t>(p)], g1 = m.pair_geom1[static_cast<std::size_t>(p)];
       const std::size_t i0 = static_cast<std::size_t>(g0), i1 = static_cast<std::size_t>(g1);
@@ -55,16 +58,20 @@ struct CollisionPipeline::Impl {
       g0s.push_back(g0);
       g1s.push_back(g1);
       convex_pairs = convex_pairs || !pair_is_analytic(m.geom_type[i0], m.geom_type[i1]);
-      const double pair_margin = m.pair_margin[static_cast<std::size_t>(p)];
-      margin.push_back(pair_margin >= 0 ? pair_margin : m.geom_margin[i0] + m.geom_margin[i1]);
-      const double k0 = m.geom_stiffness[i0], k1 = m.geom_stiffness[i1];
-      stiffness.insert(stiffness.end(), {combine_stiffness(k0, k1), k0, k1});
-      dissipation.push_back(combine_dissipation(m.geom_dissipation[i0], m.geom_dissipation[i1]));
-      hc_dissipation.push_back(combine_hc_dissipation(k0, k1, m.geom_hc_dissipation[i0], m.geom_hc_dissipation[i1]));
-      const double pair_friction = m.pair_friction[static_cast<std::size_t>(p)];
-      friction.push_back(pair_friction >= 0 ? pair_friction : combine_friction(m.geom_friction[i0], m.geom_friction[i1]));
+      const PairContactParams pc = pair_contact_params(m, p);
+      margin.push_back(pc.detect);
+      shift.push_back(pc.shift);
+      stiffness.insert(stiffness.end(), pc.stiffness.begin(), pc.stiffness.end());
+      dissipation.push_back(pc.dissipation);
+      hc_dissipation.push_back(pc.hc_dissipation);
+      friction.push_back(pc.friction[0]);
+      angular_pairs += pc.condim > 3;
     }
     npair = static_cast<int>(g0s.size());
+    if (angular_pairs > 0)
+      warnings.push_back(std::to_string(angular_pairs) +
+                         " collision pair(s) have condim 4 or 6: their torsional and rolling friction is not modelled "
+                         "(the pairs get the sliding friction of condim 3)");
     auto upload = [b](auto& buf, const auto& host) {
       buf.allocate(b, host.size());
       buf.upload(host.data(), host.size());
@@ -72,6 +79,7 @@ struct CollisionPipeline::Impl {
     upload(pair_geom0, g0s);
     upload(pair_geom1, g1s);
     upload(pair_margin, margin);
+    upload(pair_shift, shift);
     upload(pair_stiffness, stiffness);
     upload(pair_dissipation, dissipation);
     upload(pair_hc_dissipation, hc_dissipation);
@@ -98,6 +106,7 @@ struct CollisionPipeline::Impl {
     v.geom0 = pair_geom0.data();
     v.geom1 = pair_geom1.data();
     v.margin = pair_margin.data();
+    v.shift = pair_shift.data();
     v.stiffness = pair_stiffness.data();
     v.dissipation = pair_dissipation.data();
     v.hc_dissipation = pair_hc_dissipation.data();

@@ -62,9 +62,23 @@ Scene SceneParser::parse(const json& root) {
   if (const json* e = JsonReader::get(root, "equalities")) parse_equalities(*e, "/equalities");
 
   add_joint_drives();
+  builder_.set_contact_rule(contact_rule_);
 
   // Run-time parts, on the finalized model (scene_state_reader.cpp).
   s.model = finalize();
+  if (contact_rule_ == kContactRuleDrake) {  // MuJoCo's contact attributes of MJCF assets go unused: say so
+    int mujoco_only = 0;
+    for (int g = 0; g < s.model.ngeom; ++g) {
+      const std::size_t i = static_cast<std::size_t>(g);
+      mujoco_only += s.model.geom_condim[i] != 3 || s.model.geom_priority[i] != 0 || s.model.geom_gap[i] > 0;
+    }
+    for (int p = 0; p < s.model.npair; ++p) mujoco_only += s.model.pair_condim[static_cast<std::size_t>(p)] > 3;
+    if (mujoco_only > 0)
+      r_.warn("/builder/contact_rule",
+              std::to_string(mujoco_only) +
+                  " geom(s)/pair(s) of MJCF assets set condim, priority, gap or torsional/rolling friction, which the "
+                  "scene's contact rule \"drake\" does not use (set \"contact_rule\": \"mujoco\" for MuJoCo's rules)");
+  }
   s.qpos0 = s.model.qpos0;
   s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
   apply_asset_keyframes(s);

@@ -121,6 +121,7 @@ class SceneParser {
   JsonReader& r_;
   std::string base_dir_;
   ModelBuilder builder_;
+  int contact_rule_ = kContactRuleDrake;  // /builder/contact_rule
   std::map<std::string, std::pair<int, MeshMassProperties>> mesh_shapes_;  // "file|scale" -> builder mesh
   JointDefaults jdef_;
   ShapeDefaults sdef_;

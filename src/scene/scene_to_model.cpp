@@ -53,7 +53,17 @@ bool asset_body_moving(const ModelBuilder& mb, int body) {
 }  // namespace
 
 void SceneParser::parse_builder(const json& b, const std::string& ptr) {
-  r_.check_keys(b, ptr, {"gravity", "rigid_gap", "defaults"}, "builder");
+  r_.check_keys(b, ptr, {"gravity", "rigid_gap", "defaults", "contact_rule"}, "builder");
+  // How pairs combine their geoms' contact parameters (ContactRule, sap/model.hpp): Drake's in a
+  // JSON scene unless it says "mujoco" (then its MJCF assets' condim, priority, margin/gap and
+  // <pair> values mean what they mean in MuJoCo). Applied after the assets (add_mjcf sets it).
+  if (const json* c = JsonReader::get(b, "contact_rule")) {
+    const std::string cp = at(ptr, "contact_rule");
+    const std::string rule = r_.string(*c, cp);
+    if (rule == "drake") contact_rule_ = kContactRuleDrake;
+    else if (rule == "mujoco") contact_rule_ = kContactRuleMujoco;
+    else r_.fail(cp, "expected \"drake\" or \"mujoco\", got \"" + rule + "\"");
+  }
   if (const json* g = JsonReader::get(b, "gravity")) {
     const std::string gp = at(ptr, "gravity");
     if (g->is_array()) builder_.set_gravity(to_array(r_.vec3(*g, gp)));

@@ -16,7 +16,7 @@
 //  * distances: margin = margin0 + margin1 (a pair's own margin), gap = gap0 + gap1; contacts
 //    are detected while dist < margin + gap and are active while dist < margin; the contact
 //    surface is shifted out by the margin (a body rests at dist = margin).
-// Host only: the importer evaluates them once per candidate pair.
+// Host only: evaluated once per candidate pair (model/contact_pairs.cpp).
 #pragma once
 
 #include <algorithm>
