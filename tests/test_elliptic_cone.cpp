@@ -270,3 +270,119 @@ TEST(EllipticCone, ContinuousAcrossRegions) {
   EXPECT_EQ(far.mode, kModeSliding);
   EXPECT_NEAR(-far.gamma[2], 0.01 * far.gamma[3], 1e-6 * far.gamma[3]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hunt-Crossley with elliptic friction (hunt_crossley_elliptic, the similar and lagged
+// approximations with condim 4 and 6): gradient and Hessian against central differences,
+// G symmetric positive semi-definite, condim 3 equal to hunt_crossley, the impulse on MuJoCo's
+// cone in the direction of maximum dissipation.
+namespace {
+
+template <int M>
+struct HcEval {
+  static constexpr int n = M + 1;
+  Eigen::Matrix<double, n, 1> gamma;
+  Eigen::Matrix<double, n, n> G;
+  double cost;
+  int mode;
+};
+
+template <int M>
+HcEval<M> hc_eval(const HuntCrossleyParams<double>& p, const double* mu, double h, bool lagged,
+                  const Eigen::Matrix<double, M + 1, 1>& vc) {
+  constexpr int n = M + 1;
+  HcEval<M> e;
+  double g[n], G[n * (n + 1) / 2];
+  e.mode = hunt_crossley_elliptic<double, M>(p, mu, h, lagged, vc.data(), g, &e.cost, G, true);
+  for (int i = 0; i < n; ++i) {
+    e.gamma[i] = g[i];
+    for (int j = 0; j < n; ++j) e.G(i, j) = G[sym_packed_index(n, i, j)];
+  }
+  return e;
+}
+
+template <int M>
+void check_hc_derivatives(bool lagged, int seed) {
+  constexpr int n = M + 1;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.3, 3.0), s(-1, 1);
+  const double scale[5] = {1.0, 1.0, 5e-3, 1e-4, 1e-4};
+  int checked = 0, contact = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    double mu[M];
+    for (int i = 0; i < M; ++i) mu[i] = scale[i] * u(rng);
+    const double h = 1e-3;
+    HuntCrossleyParams<double> p{mu[0], 1e5 * u(rng), 10 * u(rng), 50 * u(rng), h * 50 * u(rng), 1e-4 * u(rng)};
+    Eigen::Matrix<double, n, 1> vc;
+    // Friction velocities over four decades (inside and far outside eps), normal in contact or not.
+    for (int i = 0; i < M; ++i) vc[i] = std::pow(10.0, -5 + 4 * std::abs(s(rng))) * (s(rng) > 0 ? 1 : -1) / (mu[i] / mu[0]);
+    vc[M] = 0.05 * s(rng);
+    const HcEval<M> e = hc_eval<M>(p, mu, h, lagged, vc);
+    contact += e.gamma[M] > 0;
+    // Derivatives in the scaled velocities u (v_i = S_i u_i, S = diag(mu_1 / mu_i), 1 for the
+    // normal), where every direction has the same scale: gamma_u = S gamma, G_u = S G S.
+    Eigen::Matrix<double, n, 1> S = Eigen::Matrix<double, n, 1>::Ones();
+    for (int i = 0; i < M; ++i) S[i] = mu[0] / mu[i];
+    const Eigen::Matrix<double, n, 1> gamma_u = S.cwiseProduct(e.gamma);
+    const Eigen::Matrix<double, n, n> G_u = S.asDiagonal() * e.G * S.asDiagonal();
+    for (int k = 0; k < n; ++k) {
+      const double step_u = 1e-7 * (std::abs(vc[k] / S[k]) + 1e-4);
+      auto a = vc, b = vc;
+      a[k] += step_u * S[k];
+      b[k] -= step_u * S[k];
+      const HcEval<M> ea = hc_eval<M>(p, mu, h, lagged, a), eb = hc_eval<M>(p, mu, h, lagged, b);
+      // Skip samples straddling a kink of n(z) (the end of the elastic or dissipative range).
+      if ((ea.gamma[M] > 0) != (eb.gamma[M] > 0) || (ea.gamma[M] > 0) != (e.gamma[M] > 0)) continue;
+      ++checked;
+      const double grad_fd = (ea.cost - eb.cost) / (2 * step_u);
+      const Eigen::Matrix<double, n, 1> col_fd = -S.cwiseProduct(ea.gamma - eb.gamma) / (2 * step_u);
+      EXPECT_NEAR(-grad_fd, gamma_u[k], 1e-5 * (gamma_u.norm() + 1e-9)) << "M " << M << " lagged " << lagged << " k " << k;
+      EXPECT_LT((col_fd - G_u.col(k)).norm(), 1e-4 * (G_u.col(k).norm() + 1e-6 * G_u.norm() + 1e-12))
+          << "M " << M << " lagged " << lagged << " k " << k;
+    }
+    EXPECT_LT((e.G - e.G.transpose()).norm(), 1e-14 * (1 + e.G.norm()));
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, n, n>> es(e.G);
+    EXPECT_GT(es.eigenvalues().minCoeff(), -1e-9 * (1 + e.G.norm()));
+    // The friction impulse lies on MuJoCo's cone at the friction's normal impulse n_f and opposes
+    // the scaled velocity: |(gamma_i / mu_i)| = n_f |u| / (|u|_s + eps) <= n_f.
+    double z2 = 0;
+    for (int i = 0; i < M; ++i) z2 += (e.gamma[i] / mu[i]) * (e.gamma[i] / mu[i]);
+    const double n_f = lagged ? p.n0 : e.gamma[M];
+    EXPECT_LE(std::sqrt(z2), n_f * (1 + 1e-12));
+    double power = 0;
+    for (int i = 0; i < M; ++i) power += e.gamma[i] * vc[i];
+    EXPECT_LE(power, 1e-15);
+  }
+  EXPECT_GT(checked, 30 * n);
+  EXPECT_GT(contact, 5);
+}
+
+}  // namespace
+
+TEST(EllipticHuntCrossley, GradientAndHessianMatchFiniteDifferences) {
+  for (bool lagged : {true, false}) {
+    check_hc_derivatives<2>(lagged, 10 + lagged);
+    check_hc_derivatives<3>(lagged, 20 + lagged);
+    check_hc_derivatives<5>(lagged, 30 + lagged);
+  }
+}
+
+TEST(EllipticHuntCrossley, Condim3EqualsHuntCrossley) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (bool lagged : {true, false})
+    for (int trial = 0; trial < 200; ++trial) {
+      const double mu = 0.1 + std::abs(u(rng)), h = 2e-3;
+      const HuntCrossleyParams<double> p{mu, 1e5 * (1.5 + u(rng)), 5 * (1.5 + u(rng)), 20 * u(rng), h * 20 * (1 + u(rng)),
+                                         1e-4 * (1.5 + u(rng))};
+      const double m2[2] = {mu, mu};
+      const double vc[3] = {0.01 * u(rng), 0.01 * u(rng), 0.02 * u(rng)};
+      double g0[3], G0[6], c0, g1[3], G1[6], c1;
+      const int a = hunt_crossley<double>(p, h, lagged, vc, g0, &c0, G0, true);
+      const int b = hunt_crossley_elliptic<double, 2>(p, m2, h, lagged, vc, g1, &c1, G1, true);
+      EXPECT_EQ(a, b);
+      EXPECT_NEAR(c1, c0, 1e-12 * (1 + std::abs(c0)));
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(g1[k], g0[k], 1e-12 * (1 + std::abs(g0[k])));
+      for (int k = 0; k < 6; ++k) EXPECT_NEAR(G1[k], G0[k], 1e-10 * (1 + std::abs(G0[k])));
+    }
+}

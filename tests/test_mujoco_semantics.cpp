@@ -5,6 +5,8 @@
 //     <pair>) and with which parameters (friction max / priority, condim, margin and gap):
 //     contact_params.json, contact_filter.json;
 //   - stick or slide on a tilted floor, and where a box rests with margins (friction_outcomes.json);
+//   - torsional and rolling friction (condim 4, 6) slow a ball at MuJoCo's rates
+//     (friction_rates.json);
 //   - resting and sliding convex meshes: MuJoCo's contact patch, and a contact wherever MuJoCo
 //     has one (mesh_contact_sets.json).
 #include <gtest/gtest.h>
@@ -34,6 +36,8 @@ struct HostContact {
   std::string g0, g1;
   double phi, friction;
   std::array<double, 3> pos;
+  int condim;                          // 3 for a model without torsional/rolling friction
+  std::array<double, 4> friction_ext;  // t2, spin, roll1, roll2 (angular models)
 };
 
 // Our contacts of one world at qpos (the witness midpoints).
@@ -42,17 +46,27 @@ std::vector<HostContact> collide_at(const Model& m, const std::vector<double>& q
   CollisionPipeline pipe(m, ctx, 1);
   State st(m, 1, Backend::CPU);
   st.qpos.world_from_host(0, qpos.data());
-  Contacts con(1, 64, Backend::CPU);
+  Contacts con(1, 64, Backend::CPU, pipe.angular_friction());
   pipe.collide(st, con);
   const int n = con.counts_host()[0];
   const auto geom = con.geom.world_to_host(0);
   const auto phi = con.phi.world_to_host(0), mu = con.friction.world_to_host(0);
   const auto x0 = con.x0.world_to_host(0), x1 = con.x1.world_to_host(0);
+  std::vector<int> condim;
+  std::vector<double> ext;
+  if (con.angular()) {
+    condim = con.condim.world_to_host(0);
+    ext = con.friction_ext.world_to_host(0);
+  }
   std::vector<HostContact> out;
   for (int i = 0; i < n; ++i) {
     HostContact c{m.geom_names[static_cast<std::size_t>(geom[2 * i])], m.geom_names[static_cast<std::size_t>(geom[2 * i + 1])],
-                  phi[i], mu[i], {}};
+                  phi[i], mu[i], {}, 3, {mu[i], 0, 0, 0}};
     for (int k = 0; k < 3; ++k) c.pos[k] = 0.5 * (x0[3 * i + k] + x1[3 * i + k]);
+    if (con.angular()) {
+      c.condim = condim[static_cast<std::size_t>(i)];
+      for (std::size_t k = 0; k < 4; ++k) c.friction_ext[k] = ext[4 * static_cast<std::size_t>(i) + k];
+    }
     out.push_back(c);
   }
   return out;
@@ -112,13 +126,27 @@ SimulatorOptions one_cpu_world() {
   return opt;
 }
 
+// Slope of the least-squares line through (t_i, y_i).
+double fitted_slope(const std::vector<double>& t, const std::vector<double>& y) {
+  const double n = static_cast<double>(t.size());
+  double st = 0, sy = 0, stt = 0, sty = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    st += t[i];
+    sy += y[i];
+    stt += t[i] * t[i];
+    sty += t[i] * y[i];
+  }
+  return (n * sty - st * sy) / (n * stt - st * st);
+}
+
 }  // namespace
 
 // Which pairs collide and with which parameters, at each model's initial configuration, for every
 // case of contact_params.json (friction max, priority, MuJoCo's minimum 1e-5, condim max,
 // margin/gap, <pair> values and defaults, <exclude>, contype/conaffinity) and contact_filter.json
 // (parent and weld filtering with filterparent on and off, <exclude>): the same geom pairs; per
-// contact MuJoCo's sliding friction (0 for condim 1, which is frictionless), and phi = dist - margin (the contact surface shifted out by
+// contact MuJoCo's condim and friction (t1, and with condim 4/6 t2, spin, roll1, roll2; 0 for
+// condim 1, which is frictionless), and phi = dist - margin (the contact surface shifted out by
 // MuJoCo's includemargin; a contact in the gap band has phi > 0: detected, not pressing).
 TEST(MujocoSemantics, ContactPairsAndParametersAsMuJoCo) {
   int cases = 0, contacts = 0;
@@ -144,6 +172,12 @@ TEST(MujocoSemantics, ContactPairsAndParametersAsMuJoCo) {
           double phi = 1e9;
           for (const auto& o : ours) {
             EXPECT_NEAR(o.friction, condim == 1 ? 0.0 : f[0], 1e-12) << name;
+            if (condim > 3) {
+              EXPECT_EQ(o.condim, condim) << name;
+              for (std::size_t j = 0; j < 4; ++j) EXPECT_NEAR(o.friction_ext[j], f[j + 1], 1e-12) << name << " coefficient " << j + 1;
+            } else {
+              EXPECT_LE(o.condim, 3) << name;
+            }
             phi = std::min(phi, o.phi);
             ++contacts;
           }
@@ -208,6 +242,105 @@ TEST(MujocoSemantics, BoxRestsAtTheMargin) {
   for (std::size_t i = 1; i < ours.size(); ++i)
     EXPECT_NEAR(ours[i] - ours[0], mj[i] - mj[0], 2e-5) << "margins " << fx["margin_rest"][i]["margin"] << " gaps "
                                                          << fx["margin_rest"][i]["gap"];
+}
+
+// Torsional (condim 4, 6) and rolling (condim 6) friction: a ball of radius 0.1 m, 1 kg, spinning
+// at 20 rad/s slows at MuJoCo's fitted rate (-48.9 rad/s^2; analytic -mu_spin m g / I = -49.05),
+// rolling at 1 m/s slows at MuJoCo's (-0.350 m/s^2 = -5 mu_roll g / (7 r)), to 1.5 %; without the
+// rows (condim 3, or condim 4 for rolling) neither slows. Each contact approximation: SAP's
+// elliptic cone and the Hunt-Crossley ones (docs/sap-math.md §3.9). Fitted as the fixture's
+// generator fits (samples every 10 ms / 20 ms from 0.05 s / 0.1 s while the speed is above
+// 2 rad/s / 0.1 m/s).
+TEST(MujocoSemantics, TorsionalAndRollingFrictionRatesAsMuJoCo) {
+  const nlohmann::json fx = fixture("friction_rates.json");
+  int n = 0;
+  const std::pair<ContactApproximation, const char*> approximations[] = {
+      {ContactApproximation::Sap, "sap"}, {ContactApproximation::Similar, "similar"}, {ContactApproximation::Lagged, "lagged"}};
+  for (const auto& [approx, approx_name] : approximations) {
+    for (const auto& c : fx["cases"]) {
+      if (c["cone"] != "elliptic") continue;
+      const std::string name = c["name"];
+      Scene s = load_mjcf_string(c["xml"].get<std::string>(), name + ".xml");
+      s.qvel0 = c["qvel0"].get<std::vector<double>>();
+      const bool spin = c["quantity"] == "omega_z";
+      const int index = spin ? 5 : 0;
+      const double sample = spin ? 0.01 : 0.02, t_end = spin ? 0.6 : 2.0, t_fit = spin ? 0.05 : 0.1;
+      const double y_min = spin ? 2.0 : 0.1;
+      SimulatorOptions opt = one_cpu_world();
+      opt.override_solver = true;
+      opt.solver = s.solver;
+      opt.solver.contact_approximation = approx;
+      Simulator sim(s, opt);
+      sim.reset();
+      const int per_sample = static_cast<int>(std::lround(sample / s.dt));
+      std::vector<double> t, y;
+      for (int k = 1; k * sample <= t_end + 1e-9; ++k) {
+        sim.step(per_sample);
+        const double v = sim.qvel_view().to_host<double>()[static_cast<std::size_t>(index)];
+        if (k * sample >= t_fit - 1e-9 && v > y_min) {
+          t.push_back(k * sample);
+          y.push_back(v);
+        }
+      }
+      const std::string what = name + " (" + approx_name + ")";
+      ASSERT_GT(t.size(), 3u) << what;
+      const double rate = fitted_slope(t, y), mj = c["fitted_rate"];
+      if (std::abs(mj) > 1e-3) EXPECT_NEAR(rate, mj, 0.015 * std::abs(mj)) << what;
+      else EXPECT_LT(std::abs(rate), spin ? 0.1 : 0.005) << what << ": MuJoCo's does not slow";
+      ++n;
+    }
+  }
+  EXPECT_EQ(n, 18);
+}
+
+// Per-world randomisation reaches the torsional coefficient: a world whose friction scale is 0.5
+// (WorldParam::ContactScale) spins down at half the rate of a world at scale 1, both in one step
+// call (0.2 s of the spinning ball of friction_rates.json, condim 4).
+TEST(MujocoSemantics, FrictionScaleReachesTorsionalFriction) {
+  const nlohmann::json fx = fixture("friction_rates.json");
+  for (const auto& c : fx["cases"]) {
+    if (c["name"] != "spin_condim4" || c["cone"] != "elliptic") continue;
+    Scene s = load_mjcf_string(c["xml"].get<std::string>(), "spin_condim4.xml");
+    s.qvel0 = c["qvel0"].get<std::vector<double>>();
+    SimulatorOptions opt = one_cpu_world();
+    opt.nworld = 2;
+    Simulator sim(s, opt);
+    const std::vector<double> scale = {1, 1, 1, 0.5, 1, 1};
+    sim.set_world_params(WorldParam::ContactScale, scale.data());
+    sim.reset();
+    sim.step(static_cast<int>(std::lround(0.2 / s.dt)));
+    const std::vector<double> v = sim.qvel_view().to_host<double>();
+    const double slowed0 = 20 - v[5], slowed1 = 20 - v[6 + 5];
+    EXPECT_NEAR(slowed0, 49.05 * 0.2, 0.02 * 49.05 * 0.2);
+    EXPECT_NEAR(slowed1, 0.5 * slowed0, 0.02 * slowed0);
+    return;
+  }
+  FAIL() << "friction_rates.json has no elliptic spin_condim4 case";
+}
+
+// The angular rows on emulated GPU teams (a lane per row / dof, kernels/newton.hpp) give the
+// single lane's state, to the rounding of the teams' reductions (the cost sums in another order):
+// a ball spinning, rolling and sliding with condim 6 for 20 ms.
+TEST(MujocoSemantics, AngularRowsOnTeamsAsOneLane) {
+  const nlohmann::json fx = fixture("friction_rates.json");
+  for (const auto& c : fx["cases"]) {
+    if (c["name"] != "roll_condim6" || c["cone"] != "elliptic") continue;
+    Scene s = load_mjcf_string(c["xml"].get<std::string>(), "roll_condim6.xml");
+    s.qvel0 = {1.0, 0.3, 0.0, -2.0, 10.0, 15.0};
+    std::vector<double> q[2];
+    for (int lanes : {0, 4}) {
+      SimulatorOptions opt = one_cpu_world();
+      opt.emulated_lanes = lanes;
+      Simulator sim(s, opt);
+      sim.reset();
+      sim.step(10);
+      q[lanes > 0] = sim.qpos_view().to_host<double>();
+    }
+    for (std::size_t i = 0; i < q[0].size(); ++i) EXPECT_NEAR(q[0][i], q[1][i], 1e-9) << "qpos " << i;
+    EXPECT_GT(std::abs(q[0][0]), 0.015);  // it moved
+    return;
+  }
+  FAIL() << "friction_rates.json has no elliptic roll_condim6 case";
 }
 
 // Resting and sliding faces keep a patch: at each snapshot of MuJoCo's run where MuJoCo has a

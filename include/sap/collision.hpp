@@ -41,6 +41,10 @@ class CollisionPipeline {
   // kernel compiled for the analytic pairs only (same contacts; on CUDA far fewer registers).
   bool uses_convex_solvers() const;
 
+  // Whether some pair has torsional or rolling friction (condim 4 or 6 under the model's
+  // contact rule): collide() then needs Contacts made with angular = true.
+  bool angular_friction() const;
+
   // Bytes per world of each per-world array ("collision.<name>"; shared arrays not listed).
   std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
 

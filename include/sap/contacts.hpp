@@ -18,6 +18,10 @@ namespace sap {
 //   friction           combined mu (0: frictionless, MuJoCo's condim 1)
 // phi is the distance of the two surfaces less the pair's shift (PairContactParams: MuJoCo's
 // margin moves the contact surface out), so phi = (x1 - x0) . normal - shift.
+// Only for models with torsional or rolling friction (a pair of condim 4 or 6,
+// max_pair_condim), sized 0 otherwise (Contacts::angular()):
+//   condim             the contact's dimension (1, 3, 4, 6)
+//   friction_ext[4]    t2, spin, roll1, roll2 (with friction = t1: MuJoCo's 5 coefficients)
 // clang-format off
 #define SAP_CONTACT_ARRAYS(X) \
   X(geom, int, 2)             \
@@ -30,6 +34,9 @@ namespace sap {
   X(dissipation, double, 1)   \
   X(hc_dissipation, double, 1) \
   X(friction, double, 1)
+#define SAP_CONTACT_ANGULAR_ARRAYS(X) \
+  X(condim, int, 1)                   \
+  X(friction_ext, double, 4)
 // clang-format on
 
 // The slabs of a Contacts: ContactsView (the collision's output: writable) and
@@ -43,13 +50,16 @@ struct ContactsViewOf {
   Of<int>* dropped = nullptr;  // per world: contacts found beyond capacity (the shallowest are dropped)
 #define SAP_X(name, type, dim) Slab<Of<type>> name;
   SAP_CONTACT_ARRAYS(SAP_X)
+  SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)  // null without torsional/rolling friction
 #undef SAP_X
+  SAP_HDI bool angular() const { return condim.ptr != nullptr; }
 
   ContactsViewOf() = default;
   template <bool kOther, class = std::enable_if_t<kConst && !kOther>>
   SAP_HDI ContactsViewOf(const ContactsViewOf<kOther>& o) : capacity(o.capacity), count(o.count), dropped(o.dropped) {
 #define SAP_X(name, type, dim) this->name = {o.name.ptr, o.name.stride};
     SAP_CONTACT_ARRAYS(SAP_X)
+    SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
 #undef SAP_X
   }
 };
@@ -59,9 +69,12 @@ using ConstContactsView = ContactsViewOf<true>;
 class Contacts {
  public:
   Contacts() = default;
-  Contacts(int nworld, int capacity, Backend b);
+  // angular: also the per-contact condim and the torsional/rolling coefficients
+  // (SAP_CONTACT_ANGULAR_ARRAYS), for models with a pair of condim 4 or 6.
+  Contacts(int nworld, int capacity, Backend b, bool angular = false);
   int nworld() const { return nworld_; }
   int capacity() const { return capacity_; }
+  bool angular() const { return angular_; }
   Backend backend() const { return backend_; }
   ContactsView view();
   ConstContactsView view() const { return const_cast<Contacts*>(this)->view(); }
@@ -69,6 +82,7 @@ class Contacts {
   Buffer<int> count, dropped;
 #define SAP_X(name, type, dim) BatchedArray<type> name;
   SAP_CONTACT_ARRAYS(SAP_X)
+  SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
 #undef SAP_X
 
   void clear();  // all counts to zero
@@ -78,6 +92,7 @@ class Contacts {
 
  private:
   int nworld_ = 0, capacity_ = 0;
+  bool angular_ = false;
   Backend backend_ = Backend::CPU;
 };
 

@@ -62,8 +62,8 @@ SAP_HDI int equality_rows(int type) { return type == kEqJoint ? 1 : type == kEqC
 //   kContactRuleMujoco  (MJCF): MuJoCo's rules: the higher priority geom's parameters, else the
 //                       element-wise maximum of friction and condim and solref/solimp mixed by
 //                       solmix; margin and gap summed (detected while dist < margin + gap, the
-//                       surface shifted out by margin); condim 1 frictionless (4 and 6: the
-//                       sliding friction only, warned by the collision pipeline).
+//                       surface shifted out by margin); condim 1 frictionless, 4 and 6 with
+//                       torsional and rolling friction.
 enum ContactRule : int { kContactRuleDrake = 0, kContactRuleMujoco = 1 };
 const char* contact_rule_name(int rule);
 

@@ -29,6 +29,10 @@ struct CollisionPairsView {
   const double* dissipation = nullptr;  // tau_d
   const double* hc_dissipation = nullptr;  // Hunt-Crossley d
   const double* friction = nullptr;     // Coulomb mu (0: frictionless)
+  // Contacts with torsional/rolling friction (ContactsView::angular()): condim and
+  // t2, spin, roll1, roll2 per pair; null otherwise.
+  const int* condim = nullptr;
+  const double* friction_ext = nullptr;
 };
 
 // Per-world workspace owned by the pipeline.
@@ -150,6 +154,9 @@ SAP_HDI void swap_contact_slots(const ContactsView& c, const Slab<int>& seq, int
     p[(dim)*j + k] = tmp;            \
   }
   SAP_CONTACT_ARRAYS(SAP_X)
+  if (c.angular()) {
+    SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
+  }
 #undef SAP_X
   const int tmp = seq(w)[i];
   seq(w)[i] = seq(w)[j];
@@ -172,6 +179,10 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
   c.dissipation(w)[slot] = pairs.dissipation[pair];
   c.hc_dissipation(w)[slot] = pairs.hc_dissipation[pair];
   c.friction(w)[slot] = pairs.friction[pair];
+  if (c.angular()) {
+    c.condim(w)[slot] = pairs.condim[pair];
+    for (int k = 0; k < 4; ++k) c.friction_ext(w)[4 * slot + k] = pairs.friction_ext[4 * pair + k];
+  }
 }
 
 // A contact generated past the capacity (rank `rank` in generation order) replaces the

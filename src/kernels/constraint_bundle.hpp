@@ -1,5 +1,5 @@
 // Stage 3's constraint bundle (Drake's SapConstraintBundle): every constraint row of one world,
-// as the Newton solve (kernels/newton.hpp) sees it. Four row kinds, each a plain struct over the
+// as the Newton solve (kernels/newton.hpp) sees it. Five row kinds, each a plain struct over the
 // solve's buffers (SolveView, filled by stage 2, kernels/constraint_setup.hpp) with the same
 // operations:
 //   count()                    rows (contacts: blocks of 3 rows) in the solve
@@ -11,25 +11,24 @@
 //   add_hessian(r, ...)        J_r^T G_r J_r added into H (one lane: rows in order)
 //   add_hessian_row(i, r, ...) row r's terms of row i of H (a lane per dof: rows in order)
 // ConstraintBundle::visit(v) calls v(kind) for the kinds in the solve's fixed order: contacts,
-// joint limits, PD drives, holonomic rows. That is the order of their rows in vc, gamma and G
-// (SolveSizes), and the order in which every sum over rows (the cost, J^T gamma, H) adds their
-// terms, so each sum rounds the same whatever the executor.
+// joint limits, PD drives, holonomic rows, the angular rows of contacts with torsional or
+// rolling friction (kernels/contact_angular_rows.hpp; none unless the model has a pair of
+// condim 4 or 6). That is the order of their rows in vc, gamma and G (SolveSizes), and the order
+// in which every sum over rows (the cost, J^T gamma, H) adds their terms, so each sum rounds the
+// same whatever the executor.
 #pragma once
 
+#include "kernels/contact_angular_rows.hpp"
 #include "kernels/sap_constraints.hpp"
 #include "kernels/step_params.hpp"
 #include "model/solve_data.hpp"
 
 namespace sap {
 
-// Sums returned by one pass over all constraint rows.
-template <class S>
-struct RowSums {
-  S cost, dvc_gamma, dvc_G_dvc;
-};
-
 // Contact c: rows 3c .. 3c + 2 ([t1, t2, n] of its frame), Hessian G at 6c (symmetric 3x3, [00,
-// 01, 02, 11, 12, 22]), a merged Jacobian of con_jac_n entries with decreasing dofs.
+// 01, 02, 11, 12, 22]), a merged Jacobian of con_jac_n entries with decreasing dofs. A contact
+// with angular rows (condim 4, 6) is evaluated by AngularContactRows, which writes its gamma and
+// G here; its J x, J^T gamma and J^T G J terms of these rows are formed here as for the others.
 template <class So>
 struct ContactRows {
   const SolveView& s;
@@ -73,6 +72,7 @@ struct ContactRows {
 
   SAP_HDI void evaluate(int c, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {
+    if (s.contact_has_angular_rows(w, c)) return;  // condim 4 or 6: AngularContactRows evaluates it
     So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
     for (int k = 0; k < 3; ++k) {
       dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
@@ -351,6 +351,7 @@ struct ConstraintBundle {
     v(LimitRows<So>{s, w, nlim});
     v(PdRows<So>{s, p, w, npd});
     v(HolonomicRows<So>{s, p, w, nhol});
+    v(AngularContactRows<So>{s, p, w, s.size.nacon > 0 ? ncon : 0});
   }
 };
 

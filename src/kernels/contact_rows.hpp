@@ -186,7 +186,45 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const 
   prm[kConMu] = mu;
   if (p.config.contact_approximation != ContactApproximation::Sap && !setup_hunt_crossley(w, c, k, phi, weight))
     return false;
+  if (s.size.nacon > 0) setup_contact_angular(w, c);
   return true;
+}
+
+// A model with torsional or rolling friction (SolveSizes::nacon > 0): contact c's condim and
+// coefficients, and for condim 4 and 6 its angular Jacobian rows, the relative angular velocity
+// of the two bodies along [n, t1, t2] (spin, roll1, roll2; docs/sap-math.md §3.9), over the
+// same merged dof entries as its translational rows:
+//   d w_rel / d v_dof = cdof_dof.ang (body 1's path) - cdof_dof.ang (body 0's path).
+template <class Sw>
+inline SAP_HD SAP_DEVICE_NOINLINE void ConstraintSetupKernel<Sw>::setup_contact_angular(int w, int c) const {
+  using S = double;
+  const int dim = contacts.angular() ? contacts.condim(w)[c] : 3;
+  s.con_dim(w)[c] = dim;
+  double* ap = s.con_ang_param(w) + kNumAngularParams * c;
+  for (int k = 0; k < kNumAngularParams; ++k) ap[k] = contacts.angular() ? contacts.friction_ext(w)[4 * c + k] : 0.0;
+  if (dim < 4) return;
+  const Mat3<S> frame = Mat3<S>::load(s.con_frame(w) + 9 * c);  // columns t1, t2, n
+  const Vec3<S> t1 = frame.col(0), t2 = frame.col(1), n = frame.col(2);
+  const int b0 = contacts.body(w)[2 * c], b1 = contacts.body(w)[2 * c + 1];
+  const double* cdof = d.cdof(w);
+  double* jac = s.contact_jac_ang(w, c);
+  int d0 = body_last_dof(m, b0), d1 = body_last_dof(m, b1), e = 0;
+  while (d0 >= 0 || d1 >= 0) {
+    const int dof = d0 > d1 ? d0 : d1;
+    Vec3<S> ang = Vec3<S>::zero();
+    if (dof == d1) {
+      ang += Vec3<S>::load(cdof + 6 * dof);
+      d1 = m.dof_parentid[d1];
+    }
+    if (dof == d0) {
+      ang -= Vec3<S>::load(cdof + 6 * dof);
+      d0 = m.dof_parentid[d0];
+    }
+    jac[3 * e] = dot(n, ang);
+    jac[3 * e + 1] = dot(t1, ang);
+    jac[3 * e + 2] = dot(t2, ang);
+    ++e;
+  }
 }
 
 // Parameters of the Hunt-Crossley approximations (docs/sap-math.md §3.8, HuntCrossleyParams):

@@ -7,6 +7,12 @@
 
 namespace sap {
 
+// Sums returned by one pass over all constraint rows (kernels/constraint_bundle.hpp).
+template <class S>
+struct RowSums {
+  S cost, dvc_gamma, dvc_G_dvc;
+};
+
 // ---------------------------------------------------------------------------------------------
 // Regularised friction cone (SapFrictionConeConstraint). vc = [v_t1, v_t2, v_n] in the contact
 // frame (v_n > 0 separating). Parameters: R_t = sigma w, R_n (compliance), v_hat_n, mu.

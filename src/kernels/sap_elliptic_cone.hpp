@@ -131,4 +131,59 @@ SAP_HD int elliptic_cone(const EllipticConeParams<S, M>& p, const S* vc, S* gamm
   }
 }
 
+// Hunt-Crossley contact (the similar and lagged approximations, §3.8) with MuJoCo's elliptic
+// friction of M directions (condim M + 1; docs/sap-math.md §3.9). vc = [v_1, ..., v_M, v_n]
+// as for elliptic_cone. The friction velocities are scaled to the first (sliding) direction,
+// u_i = (mu_i / mu_1) v_i (u = v_t for isotropic sliding), with the soft norm
+// |u|_s = sqrt(|u|^2 + eps^2) - eps and t = u / (|u|_s + eps):
+//   similar: z = v_n - mu_1 |u|_s,  l = -N(z),                  gamma_i = -mu_i n(z) t_i
+//   lagged:  z = v_n,               l = -N(z) + mu_1 n0 |u|_s,  gamma_i = -mu_i n0 t_i
+// and gamma_n = n(z) (N, n of hunt_crossley). The friction cost q = mu_1 |u|_s is the support
+// function of MuJoCo's cone { |(gamma_1 / mu_1, ..., gamma_M / mu_M)| <= gamma_n } at unit
+// normal impulse (regularised), so the impulse is the maximum-dissipation one on that cone; q
+// is convex, so both costs are (z stays concave). With dq/dv_i = a_i = mu_i t_i and
+// d^2q/dv_i dv_j = (mu_i mu_j / mu_1) (delta_ij - t_i t_j) / (|u|_s + eps), n_f the friction's
+// normal impulse (n0 lagged, n(z) similar):
+//   G_ij = n_f d^2q/dv_i dv_j - [similar] n'(z) a_i a_j,   G_in = [similar] n'(z) a_i,   G_nn = -n'(z).
+// For M = 2 with mu_1 = mu_2 = mu this is hunt_crossley exactly. p.mu is mu_1; mu[M] every
+// coefficient (> 0). G_out: (M + 1)(M + 2) / 2 packed entries (sym_packed_index).
+template <class S, int M>
+SAP_HD int hunt_crossley_elliptic(const HuntCrossleyParams<S>& p, const S* mu, S h, bool lagged, const S* vc,
+                                  S* gamma_out, S* cost_out, S* G_out, bool want_hessian) {
+  constexpr int n = M + 1;
+  const S eps = p.eps_soft;
+  S u[M];
+  S u2 = S(0);
+  for (int i = 0; i < M; ++i) {
+    u[i] = mu[i] / mu[0] * vc[i];
+    u2 += u[i] * u[i];
+  }
+  const S root = sqrt_(u2 + eps * eps);  // |u|_s + eps
+  const S q = mu[0] * (root - eps);
+  const S z = lagged ? vc[M] : vc[M] - q;
+  S np;
+  const S nz = hunt_crossley_impulse(p, h, z, &np);
+  const S N = hunt_crossley_antiderivative(p, h, z);
+  const S n_f = lagged ? p.n0 : nz;
+  *cost_out = lagged ? -N + p.n0 * q : -N;
+  for (int i = 0; i < M; ++i) gamma_out[i] = -mu[i] * n_f * (u[i] / root);
+  gamma_out[M] = nz;
+  if (want_hessian) {
+    for (int i = 0; i < n; ++i)
+      for (int j = i; j < n; ++j) {
+        S g;
+        if (j == M) {
+          g = i == M ? -np : (lagged ? S(0) : np * mu[i] * (u[i] / root));
+        } else {
+          const S ti = u[i] / root, tj = u[j] / root;
+          g = n_f * mu[i] * mu[j] / mu[0] * ((i == j ? S(1) : S(0)) - ti * tj) / root;
+          if (!lagged) g -= np * mu[i] * ti * mu[j] * tj;
+        }
+        G_out[sym_packed_index(n, i, j)] = g;
+      }
+  }
+  if (nz == S(0) && (!lagged || p.n0 == S(0))) return kModeNoContact;
+  return u2 < eps * eps ? kModeStiction : kModeSliding;
+}
+
 }  // namespace sap

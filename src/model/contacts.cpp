@@ -2,12 +2,18 @@
 
 namespace sap {
 
-Contacts::Contacts(int nworld, int capacity, Backend b) : nworld_(nworld), capacity_(capacity), backend_(b) {
+Contacts::Contacts(int nworld, int capacity, Backend b, bool angular)
+    : nworld_(nworld), capacity_(capacity), angular_(angular), backend_(b) {
   count.allocate(b, static_cast<std::size_t>(nworld));
   dropped.allocate(b, static_cast<std::size_t>(nworld));
 #define SAP_X(name, type, dim) name.allocate(b, nworld, static_cast<std::size_t>(capacity) * (dim));
   SAP_CONTACT_ARRAYS(SAP_X)
 #undef SAP_X
+  if (angular) {
+#define SAP_X(name, type, dim) name.allocate(b, nworld, static_cast<std::size_t>(capacity) * (dim));
+    SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
+#undef SAP_X
+  }
 }
 
 ContactsView Contacts::view() {
@@ -18,6 +24,11 @@ ContactsView Contacts::view() {
 #define SAP_X(name, type, dim) v.name = name.slab();
   SAP_CONTACT_ARRAYS(SAP_X)
 #undef SAP_X
+  if (angular_) {
+#define SAP_X(name, type, dim) v.name = name.slab();
+    SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
+#undef SAP_X
+  }
   return v;
 }
 

@@ -37,6 +37,9 @@ enum ContactParam : int {
   kConHcEpsSoft,
   kNumContactParams
 };
+// con_ang_param: a contact's coefficients beyond the first (sliding) one, for models with
+// torsional or rolling friction (docs/sap-math.md §3.9): MuJoCo's t2, spin, roll1, roll2.
+enum AngularContactParam : int { kAngMuT2 = 0, kAngMuSpin, kAngMuRoll1, kAngMuRoll2, kNumAngularParams };
 // lim_param: one limit row: sign (+1 lower, -1 upper), regularisation R, bias v_hat.
 enum LimitParam : int { kLimSign = 0, kLimR, kLimVhat, kNumLimitParams };
 // pd_param: one implicit PD row: gains, position at the step start, targets, feed-forward,
@@ -94,18 +97,26 @@ struct SolveSizes {
   int jac_f32 = 0;  // 1: contact Jacobian values in fp32 (con_jac_val32), else fp64 (con_jac_val)
   int rows_global = 1;  // 0: vc, dvc and G live on chip (NewtonOnChip) and get no global storage
   int ncp = kNumContactParams;  // con_param slots per contact: kConHcStiffness without Hunt-Crossley
+  // Contacts with angular rows: ncmax for a model with torsional or rolling friction (a pair
+  // of condim 4 or 6), else 0, so that other models keep the arrays, rows and kernels they had.
+  int nacon = 0;
   // Constraint rows (vc, dvc, gamma): contact c at 3c..3c+2 ([t1, t2, n]), then the limit rows,
-  // then the PD rows.
-  SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd + nhol; }
+  // the PD rows, the holonomic rows, and the angular rows of contact c at 3c.. of their block
+  // ([spin, roll1, roll2]; condim 4 uses spin only).
+  SAP_HDI int nrow() const { return 3 * ncmax + nlim + npd + nhol + 3 * nacon; }
   SAP_HDI int limit_row(int r) const { return 3 * ncmax + r; }
   SAP_HDI int pd_row(int r) const { return 3 * ncmax + nlim + r; }
   SAP_HDI int hol_row(int r) const { return 3 * ncmax + nlim + npd + r; }
+  SAP_HDI int ang_row(int c) const { return 3 * ncmax + nlim + npd + nhol + 3 * c; }
   // Constraint Hessians G: 6 per contact (symmetric 3x3, [00, 01, 02, 11, 12, 22]), then one
-  // per limit row, then one per PD row.
-  SAP_HDI int nG() const { return 6 * ncmax + nlim + npd + nhol; }
+  // per limit row, PD row and holonomic row, then kAngularG per angular contact: the block of
+  // its [t1, t2, n] x [spin, roll1, roll2] (row-major), then the angular block (symmetric 3x3).
+  static constexpr int kAngularG = 15;
+  SAP_HDI int nG() const { return 6 * ncmax + nlim + npd + nhol + kAngularG * nacon; }
   SAP_HDI int limit_G(int r) const { return 6 * ncmax + r; }
   SAP_HDI int pd_G(int r) const { return 6 * ncmax + nlim + r; }
   SAP_HDI int hol_G(int r) const { return 6 * ncmax + nlim + npd + r; }
+  SAP_HDI int ang_G(int c) const { return 6 * ncmax + nlim + npd + nhol + kAngularG * c; }
 };
 
 // One row per buffer: X(name, type, count per world) and what it holds.
@@ -145,7 +156,10 @@ struct SolveSizes {
   X(hol_jac_n, int, nhol)                   /* Jacobian entries of each row */                     \
   X(hol_jac_dof, int, nhol * nhjac)         /* their dofs, decreasing */                           \
   X(hol_jac_val, double, nhol * nhjac)      /* d vc / d v_dof */                                   \
-  X(hol_param, double, nhol * kNumHolonomicParams) /* HolonomicParam */
+  X(hol_param, double, nhol * kNumHolonomicParams) /* HolonomicParam */                          \
+  X(con_dim, int, nacon)                    /* condim of each contact (angular models) */          \
+  X(con_jac_ang, double, nacon * njac * 3)  /* d [spin, roll1, roll2] / d v_dof, entries of con_jac_dof */ \
+  X(con_ang_param, double, nacon * kNumAngularParams) /* AngularContactParam */
 // clang-format on
 
 struct SolveView {
@@ -168,6 +182,10 @@ struct SolveView {
     else f(static_cast<const double*>(con_jac_val(w) + off));
   }
   SAP_HDI JacDof* contact_dofs(int w, int c) const { return con_jac_dof(w) + static_cast<long long>(size.njac) * c; }
+  // Contact c's angular Jacobian rows (entry e, row r at 3 e + r; angular models).
+  SAP_HDI double* contact_jac_ang(int w, int c) const { return con_jac_ang(w) + 3LL * size.njac * c; }
+  // Whether contact c has angular rows (condim 4 or 6): evaluated by AngularContactRows.
+  SAP_HDI bool contact_has_angular_rows(int w, int c) const { return size.nacon > 0 && con_dim(w)[c] > 3; }
 };
 
 class SolveData {
@@ -176,8 +194,9 @@ class SolveData {
   SolveData(const SolveSizes& s, int nworld, Backend b) : size_(s) {
     const int nv = s.nv, nv_pad = s.nv_pad, ncmax = s.ncmax, njac = s.njac, nlim = s.nlim, npd = s.npd;
     const int nrow = s.nrow(), nG = s.nG(), ntrace = s.ntrace, nhol = s.nhol, nhjac = s.nhjac, nH = s.nH;
-    const int jac_f32 = s.jac_f32, rows_global = s.rows_global, ncp = s.ncp;
+    const int jac_f32 = s.jac_f32, rows_global = s.rows_global, ncp = s.ncp, nacon = s.nacon;
     (void)ncp;
+    (void)nacon;
     (void)jac_f32;
     (void)rows_global;
     (void)nH;

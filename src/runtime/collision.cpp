@@ -29,6 +29,9 @@ struct CollisionPipeline::Impl {
   ModelStorage storage;
   Buffer<int> pair_geom0, pair_geom1;
   Buffer<double> pair_margin, pair_shift, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction;
+  Buffer<int> pair_condim;           // angular only
+  Buffer<double> pair_friction_ext;  // angular only
+  bool angular = false;              // some pair has condim 4 or 6 (contacts carry SAP_CONTACT_ANGULAR_ARRAYS)
   int npair = 0;
   int unsupported = 0;
   bool convex_pairs = false;  // some pair needs the convex solvers (not pair_is_analytic)
@@ -43,9 +46,9 @@ struct CollisionPipeline::Impl {
     storage = ModelStorage(m, b);
     // Pairs with a narrow phase and their constants under the model's contact rule
     // (model/contact_pairs.hpp; docs/model-import.md "Contact parameters").
-    std::vector<int> g0s, g1s;
-    std::vector<double> margin, shift, stiffness, dissipation, hc_dissipation, friction;
-    int angular_pairs = 0;
+    angular = max_pair_condim(m) > 3;
+    std::vector<int> g0s, g1s, condim;
+    std::vector<double> margin, shift, stiffness, dissipation, hc_dissipation, friction, friction_ext;
     for (int p = 0; p < m.npair; ++p) {
       const int g0 = m.pair_geom0[static_cast<std::size_t>(p)], g1 = m.pair_geom1[static_cast<std::size_t>(p)];
       const std::size_t i0 = static_cast<std::size_t>(g0), i1 = static_cast<std::size_t>(g1);
@@ -65,13 +68,12 @@ struct CollisionPipeline::Impl {
       dissipation.push_back(pc.dissipation);
       hc_dissipation.push_back(pc.hc_dissipation);
       friction.push_back(pc.friction[0]);
-      angular_pairs += pc.condim > 3;
+      if (angular) {
+        condim.push_back(pc.condim);
+        friction_ext.insert(friction_ext.end(), pc.friction.begin() + 1, pc.friction.end());
+      }
     }
     npair = static_cast<int>(g0s.size());
-    if (angular_pairs > 0)
-      warnings.push_back(std::to_string(angular_pairs) +
-                         " collision pair(s) have condim 4 or 6: their torsional and rolling friction is not modelled "
-                         "(the pairs get the sliding friction of condim 3)");
     auto upload = [b](auto& buf, const auto& host) {
       buf.allocate(b, host.size());
       buf.upload(host.data(), host.size());
@@ -80,6 +82,8 @@ struct CollisionPipeline::Impl {
     upload(pair_geom1, g1s);
     upload(pair_margin, margin);
     upload(pair_shift, shift);
+    upload(pair_condim, condim);
+    upload(pair_friction_ext, friction_ext);
     upload(pair_stiffness, stiffness);
     upload(pair_dissipation, dissipation);
     upload(pair_hc_dissipation, hc_dissipation);
@@ -107,6 +111,8 @@ struct CollisionPipeline::Impl {
     v.geom1 = pair_geom1.data();
     v.margin = pair_margin.data();
     v.shift = pair_shift.data();
+    v.condim = angular ? pair_condim.data() : nullptr;
+    v.friction_ext = angular ? pair_friction_ext.data() : nullptr;
     v.stiffness = pair_stiffness.data();
     v.dissipation = pair_dissipation.data();
     v.hc_dissipation = pair_hc_dissipation.data();
@@ -136,6 +142,7 @@ int CollisionPipeline::unsupported_pair_count() const { return impl_->unsupporte
 const std::vector<std::string>& CollisionPipeline::warnings() const { return impl_->warnings; }
 int CollisionPipeline::active_pair_count() const { return impl_->npair; }
 bool CollisionPipeline::uses_convex_solvers() const { return impl_->convex_pairs; }
+bool CollisionPipeline::angular_friction() const { return impl_->angular; }
 Precision CollisionPipeline::precision() const { return impl_->precision; }
 
 void CollisionPipeline::collide(const State& state, Contacts& contacts) {
@@ -150,6 +157,11 @@ void CollisionPipeline::collide(const State& state, Contacts& contacts) {
   if (state.backend() != b || contacts.backend() != b)
     throw std::invalid_argument(std::string("CollisionPipeline::collide: state and contacts must live on the ") +
                                 backend_name(b) + " backend of the pipeline's context");
+  if (contacts.angular() != im.angular)
+    throw std::invalid_argument(std::string("CollisionPipeline::collide: the model ") +
+                                (im.angular ? "has" : "has no") + " torsional or rolling friction (a pair of condim 4 or 6), "
+                                "the contacts " + (contacts.angular() ? "carry" : "do not carry") +
+                                " its arrays (Contacts(..., angular = CollisionPipeline::angular_friction()))");
   if (state.qpos.per_world() != static_cast<std::size_t>(im.nq))
     throw std::invalid_argument("CollisionPipeline::collide: state has " + std::to_string(state.qpos.per_world()) +
                                 " qpos per world, the model nq = " + std::to_string(im.nq));

@@ -42,7 +42,7 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
                                         max_rigid_contact_);
   state_ = std::make_unique<State>(scene.model, nworld_, b);
   control_ = std::make_unique<Control>(scene.model, nworld_, b);
-  contacts_ = std::make_unique<Contacts>(nworld_, max_rigid_contact_, b);
+  contacts_ = std::make_unique<Contacts>(nworld_, max_rigid_contact_, b, collision_->angular_friction());
   // The narrow phase's body kinematics live in the solver's kinematics arrays (both computed
   // from q_n every step, collision first): one copy per world instead of two.
   collision_->share_kinematics_workspace(solver_->data());

@@ -48,6 +48,7 @@ std::vector<std::pair<std::string, long long>> Simulator::buffer_bytes_per_world
   out.emplace_back("contacts.dropped", static_cast<long long>(sizeof(int)));
 #define SAP_X(name, type, dim) add("contacts." #name, contacts_->name);
   SAP_CONTACT_ARRAYS(SAP_X)
+  SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)  // absent (0 bytes) without torsional/rolling friction
 #undef SAP_X
   for (const auto& e : collision_->buffer_bytes_per_world()) out.push_back(e);
   for (const auto& e : solver_->buffer_bytes_per_world()) out.push_back(e);

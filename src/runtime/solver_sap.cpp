@@ -5,6 +5,7 @@
 
 #include "kernels/free_motion.hpp"
 #include "kernels/integrate.hpp"
+#include "model/contact_pairs.hpp"
 #include "model/solve_data.hpp"
 #include "launch/launches.hpp"
 
@@ -60,6 +61,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
   s.nv = m.nv;
   s.nv_pad = m.nv_pad;
   s.ncmax = max_rigid_contact;
+  s.nacon = max_pair_condim(m) > 3 ? max_rigid_contact : 0;  // torsional or rolling friction
   s.njac = std::max(max_body_pair_dofs(m), 1);
   for (int j = 0; j < m.njnt; ++j) {
     const int t = m.jnt_type[static_cast<std::size_t>(j)];
@@ -175,6 +177,7 @@ std::vector<std::pair<std::string, long long>> SolverSAP::buffer_bytes_per_world
     long long contact_bytes = 2 * static_cast<long long>(sizeof(int));
 #define SAP_X(name, type, dim) contact_bytes += static_cast<long long>(slot_contacts_->name.per_world() * sizeof(type));
     SAP_CONTACT_ARRAYS(SAP_X)
+    SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
 #undef SAP_X
     out.emplace_back("fp64_retry.slot_states", per_world(2 * state_bytes));
     out.emplace_back("fp64_retry.slot_control", per_world(control_bytes));
@@ -214,6 +217,12 @@ void SolverSAP::step(const State& in, State& out, const Control& control, const 
         " per world, the solver was built for max_rigid_contact = " + std::to_string(max_rigid_contact_));
   if (contacts.capacity() > 0 && (contacts.nworld() != nworld_ || contacts.backend() != ctx_.backend()))
     throw std::invalid_argument("SolverSAP::step: contacts have another world count or backend than the solver");
+  if (contacts.capacity() > 0 && contacts.angular() != (solve_->size().nacon > 0))
+    throw std::invalid_argument(std::string("SolverSAP::step: the model ") +
+                                (solve_->size().nacon > 0 ? "has" : "has no") +
+                                " torsional or rolling friction (a pair of condim 4 or 6) and the contacts " +
+                                (contacts.angular() ? "carry" : "do not carry") +
+                                " their arrays (Contacts(..., angular = CollisionPipeline::angular_friction()))");
   if (!fp64_retry_active()) {
     step_once(in, out, control, contacts, dt);
     return;
@@ -255,7 +264,7 @@ void SolverSAP::prepare_fp64_retry(int contact_capacity) {
   slot_in_ = std::make_unique<State>(model_, k, b);
   slot_out_ = std::make_unique<State>(model_, k, b);
   slot_control_ = std::make_unique<Control>(model_, k, b);
-  slot_contacts_ = std::make_unique<Contacts>(k, contact_capacity, b);
+  slot_contacts_ = std::make_unique<Contacts>(k, contact_capacity, b, solve_->size().nacon > 0);
   for (Buffer<int>* buf : {&slot_world_, &slot_active_, &slot_model_}) buf->allocate(b, static_cast<std::size_t>(k));
 }
 
@@ -315,6 +324,9 @@ void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& contro
 #define SAP_X(name, type, dim) \
   gather(static_cast<int>(cin.name.stride), cslot.name, Slab<const type>{cin.name.ptr, cin.name.stride});
       SAP_CONTACT_ARRAYS(SAP_X)
+      if (cin.angular()) {
+        SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
+      }
 #undef SAP_X
     }
     WorldModelView wm = world_model_;

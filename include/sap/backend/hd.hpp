@@ -19,6 +19,13 @@
 #endif
 
 #define SAP_HDI SAP_HD SAP_FORCEINLINE
+// A function that only some models reach (e.g. the angular contact rows): not inlined on the
+// device, so that its registers do not add to those of the kernels that contain it.
+#if defined(__CUDACC__)
+#define SAP_DEVICE_NOINLINE __noinline__
+#else
+#define SAP_DEVICE_NOINLINE
+#endif
 
 namespace sap {
 
