@@ -5,6 +5,8 @@
 // are analytic (rotation algebra, pendulum dynamics).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <Eigen/Dense>
 #include <array>
 #include <cmath>
@@ -480,6 +482,59 @@ TEST(Urdf, MasslessMovingSubtreeGetsTheBoundMass) {
               std::string::npos)
         << e.what();
   }
+}
+
+// MuJoCo's verdicts on the URDF cases of tests/data/mujoco/validation_errors.json (MuJoCo 4.0.0,
+// tools/reference/mujoco_contact_semantics.py), and ours:
+//   spherical without a limit: a ball joint (nv 3), as MuJoCo;
+//   spherical with a limit: a ball joint, the limit dropped with a warning (MuJoCo rejects any
+//     range[0] != 0 of a ball; pybullet takes the cone);
+//   lower > upper: an unlimited hinge with a warning, as MuJoCo (jnt_limited false);
+//   an axis of 4 numbers and an unexpanded $(optenv ...): errors, as MuJoCo, naming the file,
+//     line and attribute and saying what was expected.
+TEST(Urdf, MujocoVerdictsOnJointsAndAttributes) {
+  std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/validation_errors.json");
+  ASSERT_TRUE(in.good()) << "tests/data/mujoco/validation_errors.json missing";
+  const nlohmann::json fx = nlohmann::json::parse(in);
+  int n = 0;
+  for (const auto& c : fx["cases"]) {
+    const std::string name = c["name"];
+    if (name.rfind("urdf_", 0) != 0 || name.find("inertia") != std::string::npos) continue;
+    SCOPED_TRACE(name);
+    const std::string xml = c["urdf"];
+    sap::ImportReport report;
+    ++n;
+    if (name == "urdf_axis_4_numbers" || name == "urdf_unexpanded_xacro") {
+      ASSERT_FALSE(c["accepted"].get<bool>());
+      try {
+        load(xml, &report);
+        ADD_FAILURE() << "MuJoCo rejects it: " << c["error"];
+      } catch (const std::runtime_error& e) {
+        const std::string expected = name == "urdf_axis_4_numbers"
+                                         ? "robot.urdf:1: attribute 'xyz': expected 3 numbers, got 4 ('0 0 1 0')"
+                                         : "robot.urdf:1: attribute 'lower': an unexpanded xacro substitution "
+                                           "('$(optenv LOW -1)'): run xacro on the file first";
+        EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      }
+      continue;
+    }
+    const sap::Model m = load(xml, &report);
+    ASSERT_EQ(m.njnt, 1);
+    if (name.rfind("urdf_spherical", 0) == 0) {
+      EXPECT_EQ(m.jnt_type[0], sap::kJointBall);
+      EXPECT_EQ(m.nv, 3);
+      EXPECT_EQ(m.jnt_limited[0], 0);
+      EXPECT_EQ(has_warning(report, "spherical joint limit dropped"), name == "urdf_spherical");
+    } else {
+      ASSERT_EQ(name, "urdf_lower_above_upper");
+      EXPECT_TRUE(c["accepted"].get<bool>());
+      EXPECT_EQ(m.jnt_type[0], sap::kJointHinge);
+      EXPECT_EQ(m.nv, c["nv"].get<int>());
+      EXPECT_EQ(m.jnt_limited[0], 0);  // MuJoCo: jnt_limited [False]
+      EXPECT_TRUE(has_warning(report, "limit lower 1 > upper -1: the joint is unlimited"));
+    }
+  }
+  EXPECT_EQ(n, 5);
 }
 
 TEST(Urdf, ErrorsNameFileAndLine) {

@@ -66,6 +66,9 @@ std::vector<double> parse_numbers(const std::string& where, const char* name, co
     errno = 0;
     const double v = std::strtod(p, &end);
     if (end == p) {
+      if (p[0] == '$' && (p[1] == '(' || p[1] == '{'))  // $(optenv X), $(find pkg), ${var}: xacro's
+        fail(where, std::string("attribute '") + name + "': an unexpanded xacro substitution ('" + text +
+                        "'): run xacro on the file first, or replace it by a number");
       const char* q = p;
       while (*q && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') ++q;
       fail(where, std::string("attribute '") + name + "': expected a number, got '" + std::string(p, q) + "'");

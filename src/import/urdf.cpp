@@ -275,10 +275,11 @@ class UrdfImporter {
     j.el = e;
     j.name = required(e, "name");
     j.type = required(e, "type");
-    static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
+    static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "fixed",
+                                                "floating", "planar",     "spherical"};
     if (!types.count(j.type))
       fail(where(e), "joint '" + j.name + "': unknown type '" + j.type +
-                         "' (expected revolute, continuous, prismatic, fixed, floating)");
+                         "' (expected revolute, continuous, prismatic, fixed, floating, spherical)");
     const XMLElement* p = e->FirstChildElement("parent");
     const XMLElement* c = e->FirstChildElement("child");
     if (!p || !c) fail(where(e), "joint '" + j.name + "' needs <parent link=...> and <child link=...>");
@@ -322,7 +323,22 @@ class UrdfImporter {
       unsupported(e, "planar joint", "planar joints have no counterpart in the model (treated as fixed)");
     if (j.type == "revolute" || j.type == "prismatic") {
       if (!j.has_limit) fail(where(e), "joint '" + j.name + "': a " + j.type + " joint needs a <limit>");
-      if (!(j.lower <= j.upper)) fail(where(e), "joint '" + j.name + "': limit lower must not exceed upper");
+      // lower > upper: unlimited, as pybullet and MuJoCo (validation_errors.json,
+      // urdf_lower_above_upper) take it.
+      if (!(j.lower <= j.upper)) {
+        rep_.warn("limit-reversed", where(e->FirstChildElement("limit")),
+                  "joint '" + j.name + "': limit lower " + fmt(j.lower) + " > upper " + fmt(j.upper) +
+                      ": the joint is unlimited (as pybullet and MuJoCo take it)");
+        j.has_limit = false;
+      }
+    }
+    // spherical: a ball joint about the joint origin (pybullet's, MuJoCo's ball). Its <limit>
+    // (a cone in pybullet, range[0] = 0 required by MuJoCo) is dropped as ball limits are.
+    if (j.type == "spherical" && j.has_limit) {
+      rep_.warn("ball-limit", where(e->FirstChildElement("limit")),
+                "joint '" + j.name + "': spherical joint limit dropped: the model supports limits on hinge and "
+                "slide joints only");
+      j.has_limit = false;
     }
     joints_.push_back(j);
   }
@@ -549,11 +565,13 @@ class UrdfImporter {
         if (b.parent != 0)
           fail(where(j.el), "joint '" + j.name + "': a floating joint must attach a link to the world");
         s.type = kJointFree;
+      } else if (j.type == "spherical") {
+        s.type = kJointBall;
       } else {
         s.type = j.type == "prismatic" ? kJointSlide : kJointHinge;
         s.axis = j.axis;
-        s.limited = j.type != "continuous";
-        s.range = {j.lower, j.upper};
+        s.limited = j.type != "continuous" && j.has_limit;
+        if (s.limited) s.range = {j.lower, j.upper};
       }
       builder_.add_joint(l.builder_index, s);
     }
