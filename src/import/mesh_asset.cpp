@@ -2,6 +2,7 @@
 // properties and principal frame, PNG heightfields (libpng). See include/sap/mesh_asset.hpp.
 #include "sap/mesh_asset.hpp"
 #include "sap/errors.hpp"
+#include "import/mesh_msh.hpp"
 
 #include <png.h>
 
@@ -10,6 +11,7 @@
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -134,6 +136,13 @@ TriangleMesh read_mesh_file(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw FileNotFoundError(path + ": cannot open mesh file (no such file)", path);
   if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + ": mesh file is not a regular file");
+  // MuJoCo's binary .msh (import/mesh_msh.hpp): Assimp reads another format of that name.
+  const std::size_t dot = path.rfind('.');
+  if (dot != std::string::npos) {
+    std::string ext = path.substr(dot);
+    for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ext == ".msh") return read_msh_file(path);
+  }
   Assimp::Importer importer;
   // Keep the file's axes: URDF and MJCF mean the coordinates as written (COLLADA's up_axis
   // would otherwise rotate Z-up files to Y-up). COLLADA's <unit meter> is still applied.
