@@ -5,6 +5,9 @@
 // tests/oracle/test_mujoco_oracle.cpp and tests/test_mjcf_fixtures.cpp.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include <Eigen/Dense>
 #include <cmath>
 #include <string>
@@ -855,4 +858,40 @@ TEST(Mjcf, ExplicitPairHoldsAGhostSphere) {
   const double z = final_height(true);
   EXPECT_GT(z, 0.09);
   EXPECT_LT(z, 0.1005);
+}
+
+// A mesh is hulled only when a geom that collides uses it, as MuJoCo does
+// (tests/data/mujoco/validation_errors.json, MuJoCo 4.0.0): a flat plate with shell inertia on a
+// visual geom (contype = conaffinity = 0) loads and gives the body its shell mass; the same plate
+// with solid inertia has no volume, and on a colliding geom no hull: errors naming the geom's
+// line and the mesh, where MuJoCo rejects them too.
+TEST(Mjcf, FlatMeshesAreHulledOnlyWhenTheyCollide) {
+  std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/validation_errors.json");
+  ASSERT_TRUE(in.good());
+  const nlohmann::json fx = nlohmann::json::parse(in);
+  int n = 0;
+  for (const auto& c : fx["cases"]) {
+    const std::string name = c["name"];
+    if (name.find("flat_mesh") == std::string::npos) continue;
+    SCOPED_TRACE(name);
+    ++n;
+    if (c["accepted"].get<bool>()) {
+      const sap::Model m = load(c["xml"]);
+      EXPECT_EQ(m.nv, c["nv"].get<int>());
+      EXPECT_EQ(m.ngeom, 1);  // the box; the visual plate carries mass only
+      // The box (8 kg at density 1000) and the unit plate's shell: 1000 kg/m^2 x 1 m^2.
+      EXPECT_NEAR(m.body_mass[1], 8.0 + 1000.0, 1e-9);
+      continue;
+    }
+    try {
+      load(c["xml"]);
+      ADD_FAILURE() << "MuJoCo rejects it: " << c["error"];
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("model.xml:1"), std::string::npos) << what;
+      EXPECT_NE(what.find("mesh 'f'"), std::string::npos) << what;
+      if (name == "colliding_flat_mesh_shell") EXPECT_NE(what.find("has no convex hull"), std::string::npos) << what;
+    }
+  }
+  EXPECT_EQ(n, 3);
 }

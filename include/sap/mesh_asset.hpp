@@ -76,9 +76,16 @@ struct MeshAsset {
   // centred at the centre of mass that holds the mesh (MuJoCo's geom_size of a mesh geom).
   std::array<double, 3> half_extent{0, 0, 0};
   int mesh_vertices = 0, mesh_faces = 0;  // of the (merged) source mesh
+  // Non-empty: the mesh has no convex hull (flat or degenerate; the hull's error), `hull` is
+  // empty and only geoms that cannot collide may use the asset (compile_mesh, need_hull false).
+  std::string hull_error;
 };
+// Scaled mesh, its hull (in the principal frame) and mass properties. need_hull false (a mesh
+// only geoms that cannot collide use, for their mass): a mesh with triangles whose hull fails
+// (flat: MuJoCo's visual shell plates) keeps its mass properties and reports the hull's error in
+// hull_error instead of throwing (MuJoCo hulls only meshes that collide).
 MeshAsset compile_mesh(const std::string& name, TriangleMesh mesh, const std::array<double, 3>& scale,
-                       MeshInertia type, const std::string& who);
+                       MeshInertia type, const std::string& who, bool need_hull = true);
 
 // The pose of a mesh geom: the geom frame as written composed with the mesh's principal frame,
 // pos + R(quat) com and quat * mesh_quat (MuJoCo's compiled geom_pos / geom_quat).

@@ -323,25 +323,36 @@ MeshMassProperties mesh_mass_properties(const TriangleMesh& mesh, const Triangle
 }
 
 MeshAsset compile_mesh(const std::string& name, TriangleMesh mesh, const std::array<double, 3>& scale,
-                       MeshInertia type, const std::string& who) {
+                       MeshInertia type, const std::string& who, bool need_hull) {
   scale_mesh(mesh, scale, who);
-  const TriangleMesh hull = convex_hull(mesh.vert, who);
   MeshAsset out;
+  TriangleMesh hull;
+  try {
+    hull = convex_hull(mesh.vert, who);
+  } catch (const std::runtime_error& e) {
+    // Without triangles the hull is the mesh; the convex inertia is the hull's.
+    if (need_hull || mesh.face.empty() || type == MeshInertia::kConvex) throw;
+    out.hull_error = e.what();
+  }
+  const bool has_hull = out.hull_error.empty();
   out.mesh_vertices = static_cast<int>(mesh.vert.size());
   out.mesh_faces = static_cast<int>(mesh.face.size());
   // A mesh without triangles (MJCF inline vertex only) is its hull, as in MuJoCo.
-  out.mass = mesh_mass_properties(mesh.face.empty() ? hull : mesh, hull, type, who);
+  out.mass = mesh_mass_properties(mesh.face.empty() ? hull : mesh, has_hull ? hull : mesh, type, who);
   const auto r = quat_to_mat(out.mass.quat);
   out.hull.name = name;
-  out.hull.face = hull.face;
-  out.hull.volume = out.mass.measure;
-  out.hull.inertia = out.mass.inertia;
+  if (has_hull) {
+    out.hull.face = hull.face;
+    out.hull.volume = out.mass.measure;
+    out.hull.inertia = out.mass.inertia;
+  }
   V3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
-  for (const auto& v : hull.vert) {
-    out.hull.vert.push_back(mat_t_vec(r, sub(v, out.mass.com)));
+  for (const auto& v : has_hull ? hull.vert : mesh.vert) {
+    const V3 p = mat_t_vec(r, sub(v, out.mass.com));
+    if (has_hull) out.hull.vert.push_back(p);
     for (int k = 0; k < 3; ++k) {
-      lo[static_cast<std::size_t>(k)] = std::min(lo[static_cast<std::size_t>(k)], out.hull.vert.back()[static_cast<std::size_t>(k)]);
-      hi[static_cast<std::size_t>(k)] = std::max(hi[static_cast<std::size_t>(k)], out.hull.vert.back()[static_cast<std::size_t>(k)]);
+      lo[static_cast<std::size_t>(k)] = std::min(lo[static_cast<std::size_t>(k)], p[static_cast<std::size_t>(k)]);
+      hi[static_cast<std::size_t>(k)] = std::max(hi[static_cast<std::size_t>(k)], p[static_cast<std::size_t>(k)]);
     }
   }
   for (int k = 0; k < 3; ++k)

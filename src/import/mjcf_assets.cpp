@@ -154,7 +154,8 @@ const MeshAsset& MjcfAssets::mesh(const std::string& name, const std::string& us
           v = {r[0], r[1], r[2]};
         }
       }
-      d.asset = compile_mesh(name, std::move(m), d.scale, d.inertia, who);
+      // Hulled only when a colliding geom uses it (builder_mesh), as MuJoCo does.
+      d.asset = compile_mesh(name, std::move(m), d.scale, d.inertia, who, /*need_hull=*/false);
     } catch (const std::runtime_error& e) {
       const std::string msg = e.what();
       // Errors from read_mesh_file name the file; prefix the asset's location.
@@ -204,6 +205,9 @@ int MjcfAssets::builder_mesh(ModelBuilder& b, const std::string& name, const std
                              const std::string& used_at) {
   const MeshAsset& a = mesh(name, used_at);
   MeshDecl& d = meshes_.at(name);
+  if (!a.hull_error.empty())
+    fail(used_at, "a colliding geom uses mesh '" + name + "', which has no convex hull (" + a.hull_error +
+                      "); use a primitive (a plane or a thin box), or contype=\"0\" conaffinity=\"0\" for a visual geom");
   if (d.builder_id < 0) {
     MeshSpec spec = a.hull;
     spec.name = prefix + name;
