@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "import/mujoco_compiler_checks.hpp"
+#include "sap/mjcf.hpp"
 
 using sap::BodyMassInput;
 
@@ -79,4 +80,42 @@ TEST(MujocoCompilerChecks, WeldGroupsAddUpAboutTheirCentreOfMass) {
   // A static subtree (no joint on the path to the world) is never checked.
   const std::vector<BodyMassInput> fixed = {kWorld, body(0, false, 0, {0, 0, 0}, {0, 0, 0})};
   EXPECT_EQ(sap::mujoco_check_moving_bodies(fixed).body, -1);
+}
+
+// Through the MJCF importer (load_mjcf_string), every MJCF case of validation_errors.json that
+// MuJoCo's moving-body check decides: the models MuJoCo 4.0.0 compiles load (a massless hinge
+// body whose welded child has mass, a static table), and each one it rejects with "mass and
+// inertia of moving bodies" is an error naming the file: the moving-body check's (5 cases) names
+// the body, its mass and principal moments; a negative mass and a massless jointed leaf are
+// refused by the importer before it, with errors of their own.
+TEST(MujocoCompilerChecks, ImporterRejectsWhatMuJoCoRejects) {
+  std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/validation_errors.json");
+  ASSERT_TRUE(in.good());
+  const nlohmann::json fx = nlohmann::json::parse(in);
+  int accepted = 0, rejected = 0;
+  for (const auto& c : fx["cases"]) {
+    if (!c.contains("xml") || c["xml"].is_null()) continue;
+    const std::string name = c["name"], error = c["error"].is_string() ? c["error"].get<std::string>() : "";
+    const bool mujoco_accepts = c["accepted"].get<bool>();
+    if (!mujoco_accepts && error.find("mass and inertia of moving bodies") == std::string::npos) continue;
+    if (name == "static_model" || name.find("flat_mesh") != std::string::npos) continue;  // other checks
+    SCOPED_TRACE(name);
+    try {
+      const sap::Scene s = sap::load_mjcf_string(c["xml"].get<std::string>(), name + ".xml");
+      EXPECT_TRUE(mujoco_accepts) << "MuJoCo rejects it: " << error;
+      EXPECT_EQ(s.model.nv, c["nv"].get<int>());
+      ++accepted;
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_FALSE(mujoco_accepts) << what;
+      EXPECT_NE(what.find(name + ".xml"), std::string::npos) << what;
+      // The moving-body check's error, unless the importer refused the file earlier (a negative mass).
+      if (what.find("MuJoCo's compiler requires the mass and inertia of moving bodies") != std::string::npos) {
+        EXPECT_NE(what.find(name + ".xml: body '"), std::string::npos) << what;
+        ++rejected;
+      }
+    }
+  }
+  EXPECT_GE(accepted, 1);
+  EXPECT_EQ(rejected, 5);
 }
