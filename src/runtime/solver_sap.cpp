@@ -96,7 +96,7 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   if (max_rigid_contact < 0)
     throw std::invalid_argument("SolverSAP: max_rigid_contact must be >= 0, got " + std::to_string(max_rigid_contact));
   if (nworld <= 0) throw std::invalid_argument("SolverSAP: nworld must be positive, got " + std::to_string(nworld));
-  if (model.nv == 0) throw std::invalid_argument("SolverSAP: the model has no degrees of freedom");
+  // nv = 0 (arenas, tables, props): every stage runs over empty dof ranges; time advances.
   if (model.nv > kMaxJacDof)
     throw std::invalid_argument("SolverSAP: the model has " + std::to_string(model.nv) + " degrees of freedom, at most " +
                                 std::to_string(kMaxJacDof) + " are supported (16-bit Jacobian dof indices)");
