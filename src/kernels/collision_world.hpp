@@ -154,9 +154,11 @@ SAP_HDI void swap_contact_slots(const ContactsView& c, const Slab<int>& seq, int
     p[(dim)*j + k] = tmp;            \
   }
   SAP_CONTACT_ARRAYS(SAP_X)
+#if SAP_ANGULAR_CONTACT_ROWS
   if (c.angular()) {
     SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
   }
+#endif
 #undef SAP_X
   const int tmp = seq(w)[i];
   seq(w)[i] = seq(w)[j];
@@ -179,10 +181,12 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
   c.dissipation(w)[slot] = pairs.dissipation[pair];
   c.hc_dissipation(w)[slot] = pairs.hc_dissipation[pair];
   c.friction(w)[slot] = pairs.friction[pair];
+#if SAP_ANGULAR_CONTACT_ROWS
   if (c.angular()) {
     c.condim(w)[slot] = pairs.condim[pair];
     for (int k = 0; k < 4; ++k) c.friction_ext(w)[4 * slot + k] = pairs.friction_ext[4 * pair + k];
   }
+#endif
 }
 
 // A contact generated past the capacity (rank `rank` in generation order) replaces the

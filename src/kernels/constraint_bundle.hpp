@@ -72,7 +72,9 @@ struct ContactRows {
 
   SAP_HDI void evaluate(int c, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {
+#if SAP_ANGULAR_CONTACT_ROWS
     if (s.contact_has_angular_rows(w, c)) return;  // condim 4 or 6: AngularContactRows evaluates it
+#endif
     So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
     for (int k = 0; k < 3; ++k) {
       dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
@@ -351,7 +353,9 @@ struct ConstraintBundle {
     v(LimitRows<So>{s, w, nlim});
     v(PdRows<So>{s, p, w, npd});
     v(HolonomicRows<So>{s, p, w, nhol});
+#if SAP_ANGULAR_CONTACT_ROWS
     v(AngularContactRows<So>{s, p, w, s.size.nacon > 0 ? ncon : 0});
+#endif
   }
 };
 

@@ -74,7 +74,9 @@ struct ConstraintSetupKernel {
   // Contact rows (kernels/contact_rows.hpp): frame, Jacobian, weight, regularisation.
   SAP_HD bool setup_contact(int w, int c) const;
   SAP_HD bool setup_hunt_crossley(int w, int c, double k, double phi, double weight) const;
-  SAP_HD SAP_DEVICE_NOINLINE void setup_contact_angular(int w, int c) const;
+#if SAP_ANGULAR_CONTACT_ROWS
+  SAP_HD void setup_contact_angular(int w, int c) const;
+#endif
   template <class S>
   SAP_HD void diag_delassus(int w, const JacDof* jdof, const JacValues jval, int nj, S* W) const;
 

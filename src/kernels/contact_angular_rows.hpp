@@ -13,8 +13,8 @@
 // G at 6c) and the rest in its own slots (rows at ang_row(c), G at ang_G(c): the 3 x 3 block
 // [t1, t2, n] x [spin, roll1, roll2], then the symmetric angular block). Its J^T gamma and
 // J^T G J terms are those of the angular rows: the coupling blocks and the angular block.
-// The member functions are not inlined on the device (SAP_DEVICE_NOINLINE): the 6 x 6 cone
-// keeps its registers to itself.
+// Compiled for the CPU backend only (SAP_ANGULAR_CONTACT_ROWS, sap/backend/hd.hpp): the CUDA
+// backend refuses models with such pairs until its kernels get a variant of their own.
 #pragma once
 
 #include "kernels/sap_elliptic_cone.hpp"
@@ -39,7 +39,7 @@ struct AngularContactRows {
   SAP_HDI int count() const { return n; }
 
   template <class X>
-  SAP_HD SAP_DEVICE_NOINLINE void multiply(int c, const X* x, double* out) const {
+  SAP_HD void multiply(int c, const X* x, double* out) const {
     const int na = angular_rows(c);
     if (na == 0) return;
     const int nj = s.con_jac_n(w)[c];
@@ -89,7 +89,7 @@ struct AngularContactRows {
     }
   }
 
-  SAP_HD SAP_DEVICE_NOINLINE void evaluate(int c, So alpha, bool store, bool want_hessian, const double* vc,
+  SAP_HD void evaluate(int c, So alpha, bool store, bool want_hessian, const double* vc,
                                            const double* dvc, double* G_rows, RowSums<So>& sum) const {
     const int na = angular_rows(c);
     if (na == 0) return;
@@ -126,7 +126,7 @@ struct AngularContactRows {
   }
 
   // J_ang^T gamma_ang (the translational rows are ContactRows').
-  SAP_HD SAP_DEVICE_NOINLINE void scatter_transpose(int c, const double* gamma, double* jtg) const {
+  SAP_HD void scatter_transpose(int c, const double* gamma, double* jtg) const {
     const int na = angular_rows(c);
     if (na == 0) return;
     const int nj = s.con_jac_n(w)[c];
@@ -139,7 +139,7 @@ struct AngularContactRows {
       jtg[dof[k]] = double(acc);
     }
   }
-  SAP_HD SAP_DEVICE_NOINLINE void gather_transpose(int i, int c, const double* gamma, double& acc) const {
+  SAP_HD void gather_transpose(int i, int c, const double* gamma, double& acc) const {
     const int na = angular_rows(c);
     if (na == 0) return;
     const int nj = s.con_jac_n(w)[c];
@@ -197,7 +197,7 @@ struct AngularContactRows {
   }
 
   template <class JacCopy>
-  SAP_HD SAP_DEVICE_NOINLINE void add_hessian(int c, double* H, int ld, const double* G_rows, JacCopy&&) const {
+  SAP_HD void add_hessian(int c, double* H, int ld, const double* G_rows, JacCopy&&) const {
     if (angular_rows(c) == 0) return;
     const int nj = s.con_jac_n(w)[c];
     const JacDof* dof = s.contact_dofs(w, c);
@@ -205,7 +205,7 @@ struct AngularContactRows {
       for (int a = 0; a < nj; ++a) add_entry_row(c, H, ld, G_rows, dof, val, a, nj);
     });
   }
-  SAP_HD SAP_DEVICE_NOINLINE void add_hessian_row(int i, int c, double* H, int ld, const double* G_rows) const {
+  SAP_HD void add_hessian_row(int i, int c, double* H, int ld, const double* G_rows) const {
     if (angular_rows(c) == 0) return;
     const int nj = s.con_jac_n(w)[c];
     const JacDof* dof = s.contact_dofs(w, c);

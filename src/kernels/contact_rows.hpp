@@ -186,7 +186,9 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const 
   prm[kConMu] = mu;
   if (p.config.contact_approximation != ContactApproximation::Sap && !setup_hunt_crossley(w, c, k, phi, weight))
     return false;
+#if SAP_ANGULAR_CONTACT_ROWS
   if (s.size.nacon > 0) setup_contact_angular(w, c);
+#endif
   return true;
 }
 
@@ -195,8 +197,9 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const 
 // of the two bodies along [n, t1, t2] (spin, roll1, roll2; docs/sap-math.md §3.9), over the
 // same merged dof entries as its translational rows:
 //   d w_rel / d v_dof = cdof_dof.ang (body 1's path) - cdof_dof.ang (body 0's path).
+#if SAP_ANGULAR_CONTACT_ROWS
 template <class Sw>
-inline SAP_HD SAP_DEVICE_NOINLINE void ConstraintSetupKernel<Sw>::setup_contact_angular(int w, int c) const {
+inline SAP_HD void ConstraintSetupKernel<Sw>::setup_contact_angular(int w, int c) const {
   using S = double;
   const int dim = contacts.angular() ? contacts.condim(w)[c] : 3;
   s.con_dim(w)[c] = dim;
@@ -226,6 +229,7 @@ inline SAP_HD SAP_DEVICE_NOINLINE void ConstraintSetupKernel<Sw>::setup_contact_
     ++e;
   }
 }
+#endif
 
 // Parameters of the Hunt-Crossley approximations (docs/sap-math.md §3.8, HuntCrossleyParams):
 //   k     the combined stiffness, clamped to the near-rigid stiffness 4 pi^2 / (beta^2 w h^2)

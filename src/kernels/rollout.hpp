@@ -175,8 +175,10 @@ struct ContactScaleKernel {
       for (int k = 0; k < 3; ++k) contacts.stiffness(w)[3 * c + k] *= s[1];
       contacts.dissipation(w)[c] *= s[2];     // tau_d (s), the SAP models
       contacts.hc_dissipation(w)[c] *= s[2];  // d (s/m), the Hunt-Crossley models (similar, lagged)
+#if SAP_ANGULAR_CONTACT_ROWS
       if (contacts.angular())
         for (int k = 0; k < 4; ++k) contacts.friction_ext(w)[4 * c + k] *= s[0];  // t2, spin, roll1, roll2
+#endif
     }
   }
 };
