@@ -25,7 +25,8 @@ namespace sap {
 
 template <class So>
 struct AngularContactRows {
-  const SolveView& s;
+  const ConstSolveRowsView& s;  // in: stage 2's rows
+  double* gamma_out;            // out: world w's impulses, written when `store`
   const StepParams& p;
   int w;
   int n;  // contacts in the solve when the model has angular rows, else 0
@@ -111,8 +112,8 @@ struct AngularContactRows {
         sum.dvc_G_dvc += dx[i] * g;
       }
     if (store) {
-      for (int k = 0; k < 3; ++k) s.gamma(w)[row(c, k)] = double(gamma[k]);
-      for (int k = 0; k < 3; ++k) s.gamma(w)[s.size.ang_row(c) + k] = double(gamma[3 + k]);
+      for (int k = 0; k < 3; ++k) gamma_out[row(c, k)] = double(gamma[k]);
+      for (int k = 0; k < 3; ++k) gamma_out[s.size.ang_row(c) + k] = double(gamma[3 + k]);
       // The translational block where ContactRows reads it, [00, 01, 02, 11, 12, 22] of [t1, t2, n].
       double* Gm = G_rows + 6 * c;
       for (int i = 0, k = 0; i < 3; ++i)

@@ -119,9 +119,17 @@ struct FreeMotionKernel {
     team.sync();
     for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     team.sync();
-    for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
-      const int i = idx / ld, j = idx % ld;
-      A[idx] = (i == j && i < nv) ? T(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
+    if (team.size() == 1) {  // one lane (the CPU): row by row, no index division; the same values
+      for (int i = 0; i < ld; ++i) {
+        if (A != M)
+          for (int j = 0; j < ld; ++j) A[i * ld + j] = M[i * ld + j];
+        if (i < nv) A[i * ld + i] = T(S(M[i * ld + i]) + S(h) * S(m.dof_damping[i]));
+      }
+    } else {  // entries strided over the lanes (coalesced)
+      for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
+        const int i = idx / ld, j = idx % ld;
+        A[idx] = (i == j && i < nv) ? T(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
+      }
     }
     team.sync();
     if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: tendon damping in A (a scatter)
@@ -193,15 +201,16 @@ struct FreeMotionKernel {
       }
     }
     team.sync();
-    // Factor A once in precision S; each pass solves A a = k0 - bias and sets v* = v + h a.
+    // Factor A once in precision S, in reversed dof order (cholesky_load_reversed: no fill on a
+    // tree); each pass solves A a = k0 - bias and sets v* = v + h a.
     S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
     if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
       assemble_A(w, team, dw, d.A32(w), d.A32(w));
-      cholesky_load<S>(team, d.A32(w), L, nv, ld);
+      cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
     } else {
       assemble_A(w, team, dw, d.M(w), d.A(w));
-      cholesky_load<S>(team, d.A(w), L, nv, ld);
+      cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
@@ -214,10 +223,10 @@ struct FreeMotionKernel {
                        dw.qfrc_bias(w));
       }
       team.sync();
-      for (int i = team.rank(); i < nv; i += team.size()) x[i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
+      for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
       team.sync();
       cholesky_solve<S>(team, L, x, nv, ld, dw.chol_first(w));
-      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[i]);
+      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
       team.sync();
     }
     bool finite = ok;
