@@ -300,6 +300,8 @@ def compiled_extra(name, m):
             "jnt_actfrcrange": floats(m.jnt_actfrcrange),
             "jnt_actgravcomp": [int(x) for x in m.jnt_actgravcomp],
             "tendon_lengthspring": floats(m.tendon_lengthspring),
+            "tendon_stiffness": floats(m.tendon_stiffness),
+            "tendon_damping": floats(m.tendon_damping),
             "tendon_actfrclimited": [int(x) for x in m.tendon_actfrclimited],
             "tendon_actfrcrange": floats(m.tendon_actfrcrange),
         }

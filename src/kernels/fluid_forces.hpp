@@ -9,7 +9,7 @@
 // u (world), the local velocity is lvel = [R^T w; R^T (v(o) - u)] (angular, linear), the model
 // gives a local wrench lfrc = [torque; force] at o, and the generalized force is
 //   qfrc += J_o^T [R lfrc_force] + J_w^T [R lfrc_torque]
-// (body_wrench_to_dofs). Density rho, dynamic viscosity beta.
+// (body_wrench_to_dofs, kernels/passive_forces.hpp). Density rho, dynamic viscosity beta.
 //
 // Inertia-box (a box of the body's mass and principal inertia, m_fluid per axis i):
 //   box_i = sqrt(6 (I_j + I_k - I_i) / m)            (floored at sqrt(6 1e-15 / m))
@@ -28,6 +28,7 @@
 
 #include <cmath>
 
+#include "kernels/passive_forces.hpp"
 #include "kernels/scalar_math.hpp"
 #include "sap/math/mat3.hpp"
 #include "sap/math/spatial.hpp"
@@ -137,21 +138,6 @@ SAP_HD void ellipsoid_fluid(const Vec3<S>& s, const double* coef, const S lvel[6
   for (int i = 0; i < 3; ++i) {
     lfrc[i] = flag * torque[i];
     lfrc[3 + i] = flag * force[i];
-  }
-}
-
-// Generalized force of a world wrench (force f at point x, torque t) on body b:
-// qfrc[d] += cdof_d.ang . (t + r x f) + cdof_d.lin . f over b's dof path, r = x - p_ref.
-template <class S>
-SAP_HD void body_wrench_to_dofs(const ModelView& m, const double* xpos, const double* cdof, int b, const Vec3<S>& x,
-                                const Vec3<S>& f, const Vec3<S>& t, double* qfrc) {
-  while (b > 0 && m.body_dofnum[b] == 0) b = m.body_parentid[b];
-  if (b <= 0) return;
-  const Vec3<S> r = x - Vec3<S>::load(xpos + 3 * m.body_rootid[b]);
-  const Vec3<S> moment = t + cross(r, f);
-  for (int d = m.body_dofadr[b] + m.body_dofnum[b] - 1; d >= 0; d = m.dof_parentid[d]) {
-    const Vec6<S> s = Vec6<S>::load(cdof + 6 * d);
-    qfrc[d] = double(S(qfrc[d]) + dot(s.ang, moment) + dot(s.lin, f));
   }
 }
 
