@@ -145,7 +145,13 @@ def bench_load(bench, path):
                 err = re.sub(r"^.*?sap_bench: (error: )?", "", err).replace(str(path), Path(path).name)
                 return err.replace(" (ImportOptions::drop_unsupported drops it with a warning)", ""), []
             j = json.loads(out.read_text())
-            return "", [w for w in j.get("warnings", []) if "dropped" in w]
+            drops = []
+            for w in j.get("warnings", []):
+                m = re.match(r"^.*?:\d+: (.*?) dropped", w)
+                if m:
+                    n = re.search(r"\((\d+) occurrences\)", w)
+                    drops.append(m.group(1) + (f" x{n.group(1)}" if n else ""))
+            return "", drops
     err, _ = run([])
     drops = []
     if err:
@@ -185,7 +191,7 @@ def main():
         row = f"| {name} | {m.nv} | {m.nu} | {desc} |"
         if a.bench:
             err, drops = bench_load(a.bench, p)
-            row += " strict |" if not err else f" {err[:200]}; drops: {'; '.join(d[:120] for d in drops) or '-'} |"
+            row += " strict |" if not err else f" {err[:160]}; drops: {', '.join(drops) or '-'} |"
         lines.append(row)
     text = "\n".join(lines) + "\n"
     if a.out:
