@@ -7,7 +7,8 @@ $SAP_ROBOT_CORPUS_CACHE) with `pip download --no-deps`, unpacks them, and for
 
   * every top-level MJCF file of gymnasium-robotics, and the .xml files directly in
     dm_control/suite/ (the suite's models; its other folders are the locomotion and
-    manipulation libraries, assembled in Python): the .xml files that MuJoCo's own Python package compiles
+    manipulation libraries, assembled in Python; its lqr.xml is a template that compiles to the world
+    alone): the .xml files that MuJoCo's own Python package compiles
     (mujoco.MjModel.from_xml_path; installed with pip into <cache>/venv, never into the
     repository) to a model with at least one body. Files that MuJoCo rejects, or compiles to
     the world body alone (fetch/robot.xml), are pieces included by other files and not models;
@@ -70,9 +71,6 @@ EXCLUDED = {
         "invalid URDF: its 8 `<mimic>` elements name `index_q1`, `middle_q1`, `ring_q1`, `pinky_q1`, joints that "
         "do not exist; the file has `Left_index_q1` and `Right_index_q1` etc. (the xacro prefix was not applied "
         "to `<mimic>`), so which joint is meant would be a guess",
-    "dm_control/suite/lqr.xml":
-        "a template, not a model: dm_control's lqr.py adds the bodies and joints in Python; as published it "
-        "has no degree of freedom",
 }
 # CI subset (--subset): small models that load strictly today, one per kind.
 SUBSET = [
