@@ -1372,14 +1372,14 @@ class MjcfImporter {
       if (std::strcmp(s.tag(), "equality")) continue;
       for (const Node& c : s.children) {
         const std::string t = c.tag();
-        if (t != "joint" && t != "connect" && t != "weld") {
-          if (t == "tendon" || t == "flex" || t == "distance")
-            unsupported(c, "<" + t + "> equality", "only joint, connect and weld equalities map to the model");
+        if (t != "joint" && t != "connect" && t != "weld" && t != "tendon") {
+          if (t == "flex" || t == "distance")
+            unsupported(c, "<" + t + "> equality", "only joint, tendon, connect and weld equalities map to the model");
           else ignored(c, "<" + t + "> in <equality>", "unknown element");
           continue;
         }
         check_attributes(c, {"name", "class", "active", "solref", "solimp", "joint1", "joint2", "polycoef", "body1",
-                             "body2", "site1", "site2", "anchor", "relpose", "torquescale"});
+                             "body2", "site1", "site2", "anchor", "relpose", "torquescale", "tendon1", "tendon2"});
         EqAttrs a;
         for (int k : class_chain(element_class(c, 0)))
           for (const Node* d : classes_[static_cast<std::size_t>(k)].equality) apply_equality(*d, a);
@@ -1405,6 +1405,19 @@ class MjcfImporter {
           };
           e.obj1 = joint(j1);
           e.obj2 = import::read_string(c.el, "joint2", j2) ? joint(j2) : -1;
+          if (import::read_numbers(f, c.el, "polycoef", 1, 5, v))
+            for (std::size_t k = 0; k < 5; ++k) e.polycoef[k] = k < v.size() ? v[k] : 0.0;
+        } else if (t == "tendon") {
+          e.type = kEqTendon;
+          std::string t1, t2;
+          if (!import::read_string(c.el, "tendon1", t1)) fail(where(c), label + " needs tendon1");
+          auto tendon = [&](const std::string& nm) {
+            const int id = builder_.find_tendon(prefixed(nm));
+            if (id < 0) fail(where(c), label + ": unknown tendon '" + nm + "'");
+            return id;
+          };
+          e.obj1 = tendon(t1);
+          e.obj2 = import::read_string(c.el, "tendon2", t2) ? tendon(t2) : -1;
           if (import::read_numbers(f, c.el, "polycoef", 1, 5, v))
             for (std::size_t k = 0; k < 5; ++k) e.polycoef[k] = k < v.size() ? v[k] : 0.0;
         } else {

@@ -282,6 +282,9 @@ void Model::validate() const {
       if (!one_dof(o1)) fail(who + ": joint 1 must be a hinge or slide joint");
       if (o2 != -1 && !one_dof(o2)) fail(who + ": joint 2 must be a hinge or slide joint");
       if (o1 == o2) fail(who + ": joint 1 and joint 2 must differ");
+    } else if (t == kEqTendon) {
+      if (o1 < 0 || o1 >= ntendon || o2 < -1 || o2 >= ntendon) fail(who + ": tendon index out of range");
+      if (o1 == o2) fail(who + ": tendon 1 and tendon 2 must differ");
     } else if (t == kEqConnect || t == kEqWeld) {
       if (o1 < 0 || o1 >= nbody || o2 < 0 || o2 >= nbody) fail(who + ": body index out of range");
       if (o1 == o2) fail(who + ": body 1 and body 2 must differ");

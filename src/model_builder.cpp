@@ -9,6 +9,16 @@
 
 namespace sap {
 
+namespace {
+// Length of fixed tendon t at qpos0 (every joint at its reference): sum coef q0.
+double tendon_length0(const Model& m, int t) {
+  double L = 0;
+  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
+    L += m.wrap_coef[k] * m.jnt_qpos0[m.wrap_jntid[k]];
+  return L;
+}
+}  // namespace
+
 GeomMass geom_mass_properties(int type, const Vec3d& s, double rho) {
   GeomMass g;
   const double pi = kPi;
@@ -486,6 +496,12 @@ Model ModelBuilder::finalize() const {
       o1 = joint_final[static_cast<std::size_t>(o1)];
       o2 = o2 >= 0 ? joint_final[static_cast<std::size_t>(o2)] : -1;
       for (int k = 0; k < 5; ++k) data[static_cast<std::size_t>(k)] = e.polycoef[static_cast<std::size_t>(k)];
+    } else if (e.type == kEqTendon) {
+      if (o1 < 0 || o1 >= m.ntendon || o2 < -1 || o2 >= m.ntendon)
+        throw std::runtime_error("equality '" + e.name + "': tendon index out of range");
+      for (int k = 0; k < 5; ++k) data[static_cast<std::size_t>(k)] = e.polycoef[static_cast<std::size_t>(k)];
+      data[5] = tendon_length0(m, o1);
+      data[6] = o2 >= 0 ? tendon_length0(m, o2) : 0.0;
     } else if (e.type == kEqConnect || e.type == kEqWeld) {
       if (o1 < 0 || o1 >= m.nbody || o2 < 0 || o2 >= m.nbody)
         throw std::runtime_error("equality '" + e.name + "': body index out of range");

@@ -82,8 +82,16 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
     if (m.tendon_limited[static_cast<std::size_t>(t)]) s.nhol += 2;
     s.nhjac = std::max(s.nhjac, m.tendon_num[static_cast<std::size_t>(t)]);
   }
-  for (int e = 0; e < m.neq; ++e)
-    if (m.eq_active[static_cast<std::size_t>(e)]) s.nhol += equality_rows(m.eq_type[static_cast<std::size_t>(e)]);
+  for (int e = 0; e < m.neq; ++e) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    if (!m.eq_active[ue]) continue;
+    s.nhol += equality_rows(m.eq_type[ue]);
+    if (m.eq_type[ue] == kEqTendon) {  // the two tendons' dofs (a shared dof counts once)
+      const int t1 = m.eq_obj1id[ue], t2 = m.eq_obj2id[ue];
+      const int n = m.tendon_num[static_cast<std::size_t>(t1)] + (t2 >= 0 ? m.tendon_num[static_cast<std::size_t>(t2)] : 0);
+      s.nhjac = std::max(s.nhjac, std::min(n, m.nv));
+    }
+  }
   for (int i = 0; i < m.nv; ++i) s.nhol += m.dof_frictionloss[static_cast<std::size_t>(i)] > 0;  // dry friction
   for (int u = 0; u < m.nu; ++u)  // servos on tendons
     s.nhol += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&

@@ -106,3 +106,57 @@ TEST(TendonCoupling, MatchesMuJoCoAndItsDerivative) {
 }
 
 }  // namespace
+
+#include "sap/solver_sap.hpp"
+
+namespace {
+
+// The solver holds a tendon coupling (a parallel gripper whose right finger follows the left
+// through L_left = 0.5 L_right, L_right = 2 q_right): a motor drives the left finger only, the
+// right one moves with it, to the compliance of MuJoCo's default solref (0.02, 1).
+TEST(TendonCoupling, SolverCouplesTheFingers) {
+  const std::string xml = R"(<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <body name="palm">
+      <geom type="box" size="0.05 0.05 0.02" contype="0" conaffinity="0"/>
+      <body name="left" pos="0.04 0 0">
+        <joint name="left" type="slide" axis="1 0 0" damping="1"/>
+        <geom type="box" size="0.005 0.02 0.04" mass="0.1" contype="0" conaffinity="0"/>
+      </body>
+      <body name="right" pos="-0.04 0 0">
+        <joint name="right" type="slide" axis="-1 0 0" damping="1"/>
+        <geom type="box" size="0.005 0.02 0.04" mass="0.3" contype="0" conaffinity="0"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="lt"><joint joint="left" coef="1"/></fixed>
+    <fixed name="rt"><joint joint="right" coef="2"/></fixed>
+  </tendon>
+  <equality><tendon tendon1="lt" tendon2="rt" polycoef="0 0.5 0 0 0"/></equality>
+  <actuator><motor joint="left" gear="1"/></actuator>
+</mujoco>)";
+  const sap::Model m = sap::load_mjcf_string(xml, "gripper.xml");
+  ASSERT_EQ(m.neq, 1);
+  sap::Context ctx(sap::Backend::CPU, 1);
+  sap::SolverSAP solver(m, ctx, 1, sap::SolverOptions{});
+  sap::State a(m, 1, sap::Backend::CPU), b(m, 1, sap::Backend::CPU);
+  sap::Control control(m, 1, sap::Backend::CPU);
+  sap::Contacts none(1, 0, sap::Backend::CPU);
+  const double ctrl = 0.5;
+  control.ctrl.world_from_host(0, &ctrl);
+  double worst = 0;
+  for (int k = 0; k < 500; ++k) {
+    solver.step(a, b, control, none, m.timestep);
+    std::swap(a, b);
+    const std::vector<double> q = a.qpos.world_to_host(0);
+    worst = std::max(worst, std::abs(q[0] - q[1]));
+  }
+  const std::vector<double> q = a.qpos.world_to_host(0);
+  EXPECT_GT(q[0], 0.05);  // the left finger travelled (0.5 N against 1 N s/m of damping per finger)
+  std::printf("left finger %.4f m, right %.4f m, worst mismatch %.2e m\n", q[0], q[1], worst);
+  EXPECT_LT(worst, 0.02 * q[0]);
+}
+
+}  // namespace

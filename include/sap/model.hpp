@@ -50,9 +50,12 @@ enum ActuatorType : int {
 //              frame), data[3..5] = p_2Q (body-2 frame). Three rows.
 //   kEqWeld    frame P of body 1 coincides with frame Q of body 2: data[0..2] p_1P, data[3..6]
 //              q_1P, data[7..9] p_2Q, data[10..13] q_2Q. Six rows.
-enum EqualityType : int { kEqJoint = 0, kEqConnect = 1, kEqWeld = 2 };
+//   kEqTendon  L1 - L1_0 = c0 + c1 x + c2 x^2 + c3 x^3 + c4 x^4,  x = L2 - L2_0 (tendon lengths,
+//              L_0 at qpos0); data[0..4] = c, data[5] = L1_0, data[6] = L2_0 (no tendon 2:
+//              L1 - L1_0 = c0). One row (kernels/tendon_coupling.hpp).
+enum EqualityType : int { kEqJoint = 0, kEqConnect = 1, kEqWeld = 2, kEqTendon = 3 };
 constexpr int kEqDataSize = 14;
-SAP_HDI int equality_rows(int type) { return type == kEqJoint ? 1 : type == kEqConnect ? 3 : 6; }
+SAP_HDI int equality_rows(int type) { return type == kEqJoint || type == kEqTendon ? 1 : type == kEqConnect ? 3 : 6; }
 
 constexpr int kNumGeomTypes = 8;
 // Hunt-Crossley dissipation d (s/m) of a geom that names none (contact_approximation = similar or
@@ -172,7 +175,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(wrap_coef, double, nwrap)                                                   \
   /* equality constraints (EqualityType; eq_data layout there) */               \
   X(eq_type, int, neq)                                                          \
-  X(eq_obj1id, int, neq) /* joint (kEqJoint) or body */                         \
+  X(eq_obj1id, int, neq) /* joint (kEqJoint), tendon (kEqTendon) or body */     \
   X(eq_obj2id, int, neq) /* joint (-1: none) or body (0: world) */              \
   X(eq_active, int, neq)                                                        \
   X(eq_solref, double, neq * 2) /* MuJoCo solref; (0, 0): rigid (near-rigid regime) */ \

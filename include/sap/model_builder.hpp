@@ -95,10 +95,10 @@ struct TendonSpec {
 struct EqualitySpec {
   std::string name;
   int type = kEqJoint;
-  int obj1 = -1, obj2 = -1;  // kEqJoint: joints (obj2 -1: none); connect/weld: bodies (obj2 0: world)
+  int obj1 = -1, obj2 = -1;  // kEqJoint/kEqTendon: joints/tendons (obj2 -1: none); connect/weld: bodies (obj2 0: world)
   bool active = true;
   std::array<double, 2> solref{0, 0};             // (0, 0): rigid; else MuJoCo's solref
-  std::array<double, 5> polycoef{0, 1, 0, 0, 0};  // kEqJoint
+  std::array<double, 5> polycoef{0, 1, 0, 0, 0};  // kEqJoint, kEqTendon
   // connect: point P on body 1 (pos1); Q on body 2 (pos2) when has_pos2, else the point of body 2
   // that coincides with P in the reference configuration (qpos0).
   // weld: frame Q on body 2 (pos2, quat2); P on body 1 (pos1, quat1) when has_frame1, else the

@@ -6,6 +6,7 @@
 #include "kernels/sap_constraints.hpp"
 #include "kernels/step_params.hpp"
 #include "kernels/team_scan.hpp"
+#include "kernels/tendon_coupling.hpp"
 #include "sap/contacts.hpp"
 #include "sap/math/quat.hpp"
 #include "sap/math/spatial.hpp"
@@ -575,6 +576,14 @@ struct ConstraintSetupKernel {
         s.hol_jac_n(w)[n] = 0;
         insert_holonomic_entry(w, n, m.jnt_dofadr[j1], 1.0);
         if (j2 >= 0 && dpoly != 0) insert_holonomic_entry(w, n, m.jnt_dofadr[j2], -dpoly);
+      } else if (type == kEqTendon) {  // kernels/tendon_coupling.hpp: row J1 - p'(x) J2
+        const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
+        const TendonCouplingRow<double> r = tendon_coupling<double>(
+            fixed_tendon_length(t1, qpos), ed[5], t2 >= 0, t2 >= 0 ? fixed_tendon_length(t2, qpos) : 0.0, ed[6], ed);
+        g[0] = r.g;
+        s.hol_jac_n(w)[n] = 0;
+        add_tendon_entries(w, n, t1, 1.0);
+        if (t2 >= 0 && r.slope != 0) add_tendon_entries(w, n, t2, -r.slope);
       } else {
         const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
         const Vec3<double> p1 = Vec3<double>::load(d.xpos(w) + 3 * b1), p2 = Vec3<double>::load(d.xpos(w) + 3 * b2);
@@ -664,6 +673,30 @@ struct ConstraintSetupKernel {
       ++n;
     }
     s.hol_count(w)[0] = n;
+  }
+
+  // Length of fixed tendon t at qpos: sum coef q.
+  SAP_HD double fixed_tendon_length(int t, const double* qpos) const {
+    double L = 0;
+    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
+      L += m.wrap_coef[k] * qpos[m.jnt_qposadr[m.wrap_jntid[k]]];
+    return L;
+  }
+  // Adds scale J_t (fixed tendon t) to row n, summing entries of a dof already in the row.
+  SAP_HD void add_tendon_entries(int w, int n, int t, double scale) const {
+    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
+      add_holonomic_entry(w, n, m.jnt_dofadr[m.wrap_jntid[k]], scale * m.wrap_coef[k]);
+  }
+  // Adds val to row n's entry of dof (inserted when absent, keeping the dofs decreasing).
+  SAP_HD void add_holonomic_entry(int w, int n, int dof, double val) const {
+    int* jd = s.hol_jac_dof(w) + s.size.nhjac * n;
+    double* jv = s.hol_jac_val(w) + s.size.nhjac * n;
+    for (int i = 0; i < s.hol_jac_n(w)[n]; ++i)
+      if (jd[i] == dof) {
+        jv[i] += val;
+        return;
+      }
+    insert_holonomic_entry(w, n, dof, val);
   }
 
   // Adds (dof, val) to row n keeping the dofs decreasing.
