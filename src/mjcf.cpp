@@ -83,6 +83,7 @@ struct GeomAttrs {
   Vec3d pos{0, 0, 0};
   Orientation orient;
   std::string mesh, shellinertia, fluidshape;
+  std::array<double, 5> fluidcoef{0.5, 0.25, 1.5, 1.0, 1.0};  // MuJoCo's defaults
 };
 
 // MuJoCo's actuator parameters after the shortcut elements (motor/position/velocity/general)
@@ -437,13 +438,15 @@ class MjcfImporter {
       builder_.set_timestep(v[0]);
     }
     if (import::read_numbers(f, n.el, "gravity", 3, 3, v)) builder_.set_gravity({v[0], v[1], v[2]});
-    for (const char* a : {"density", "viscosity"}) {
-      double x = 0;
-      if (import::read_double(f, n.el, a, x) && x != 0)
-        unsupported(n, std::string("option ") + a, "fluid forces have no counterpart in the model");
-    }
-    if (import::read_numbers(f, n.el, "wind", 3, 3, v) && (v[0] != 0 || v[1] != 0 || v[2] != 0))
-      unsupported(n, "option wind", "fluid forces have no counterpart in the model");
+    // The fluid (kernels/fluid_forces.hpp): density, viscosity, wind.
+    double density = 0, viscosity = 0;
+    Vec3d wind{0, 0, 0};
+    import::read_double(f, n.el, "density", density);
+    import::read_double(f, n.el, "viscosity", viscosity);
+    if (import::read_numbers(f, n.el, "wind", 3, 3, v)) wind = {v[0], v[1], v[2]};
+    if (density < 0 || viscosity < 0) fail(where(n), "option density and viscosity must be non-negative");
+    if (n.el->Attribute("density") || n.el->Attribute("viscosity") || n.el->Attribute("wind"))
+      builder_.set_fluid(density, viscosity, wind);
     std::string solver_attrs;
     for (const tinyxml2::XMLAttribute* a = n.el->FirstAttribute(); a; a = a->Next()) {
       const std::string name = a->Name();
@@ -678,6 +681,11 @@ class MjcfImporter {
     if (n.el->Attribute("hfield")) g.mesh = n.el->Attribute("hfield");
     import::read_string(n.el, "shellinertia", g.shellinertia);
     import::read_string(n.el, "fluidshape", g.fluidshape);
+    {
+      std::vector<double> fc;
+      if (import::read_numbers(file(n), n.el, "fluidcoef", 5, 5, fc))
+        for (std::size_t k = 0; k < 5; ++k) g.fluidcoef[k] = fc[k];
+    }
     check_attributes(n, {"name",     "class",     "type",       "contype",   "conaffinity", "condim",  "group",
                          "priority", "size",      "material",   "friction",  "mass",        "density", "shellinertia",
                          "solmix",   "solref",    "solimp",     "margin",    "gap",         "fromto",  "pos",
@@ -988,6 +996,16 @@ class MjcfImporter {
     if (g.friction[0] < 0) fail(where(n), "geom friction must be non-negative");
     if (g.mass < 0 && g.mass != -1) fail(where(n), "geom mass must be non-negative");
     if (g.density < 0) fail(where(n), "geom density must be non-negative");
+    if (g.fluidshape == "ellipsoid") {  // MuJoCo's ellipsoid fluid model (kernels/fluid_forces.hpp)
+      if (t == "mesh" || t == "hfield" || t == "plane" || t == "sdf")
+        unsupported(n, "geom fluidshape on a " + t, "the ellipsoid fluid model takes primitive geoms");
+      else {
+        s.fluid_ellipsoid = true;
+        s.fluid_coef = g.fluidcoef;
+      }
+    } else if (!g.fluidshape.empty() && g.fluidshape != "none") {
+      fail(where(n), "geom fluidshape must be 'none' or 'ellipsoid', got '" + g.fluidshape + "'");
+    }
     pg.solref[0] = g.solref[0];
     pg.solref[1] = g.solref[1];
     pg.solref_set = g.solref_set;
@@ -1004,8 +1022,6 @@ class MjcfImporter {
         rep_.warn(
             "margin", where(n),
             "geom margin/gap: the margin only widens contact detection (MuJoCo also shifts the contact surface by margin - gap)");
-      if (!g.fluidshape.empty() && g.fluidshape != "none")
-        unsupported(n, "geom fluidshape", "fluid forces have no counterpart in the model");
     }
     if (!g.shellinertia.empty() && g.shellinertia != "false") {
       if (t == "mesh") fail(where(n), "for mesh geoms, shell inertia is set on the mesh asset (inertia=\"shell\"), as in MuJoCo");

@@ -128,7 +128,12 @@ ModelView Model::view() const {
   v.nmeshedge = nmeshedge;
   v.nhfield = nhfield;
   v.nhfielddata = nhfielddata;
+  v.nfluidbody = nfluidbody;
+  v.nfluidgeom = nfluidgeom;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
+  v.fluid_density = fluid_density;
+  v.fluid_viscosity = fluid_viscosity;
+  for (int k = 0; k < 3; ++k) v.fluid_wind[k] = fluid_wind[static_cast<std::size_t>(k)];
 #define SAP_X(name, type, count) v.name = name.empty() ? nullptr : name.data();
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X

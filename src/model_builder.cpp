@@ -5,6 +5,9 @@
 #include <set>
 #include <stdexcept>
 
+#include <Eigen/Dense>
+
+#include "kernels/fluid_forces.hpp"
 #include "sap/math/quat.hpp"
 
 namespace sap {
@@ -264,6 +267,64 @@ void inertia_from_geoms(const std::vector<const GeomSpec*>& geoms, const std::ve
 }
 
 }  // namespace
+
+// Fluid arrays (MuJoCo's mj_fluid): every body with mass gets the inertia-box model, or the
+// ellipsoid model when one of its geoms asks for it; the inertia box needs the body's principal
+// moments and axes: the body axes when the inertia tensor is diagonal there (MuJoCo's frame for
+// a body of one geom whose axes are the body's, up to a permutation and signs, which leave the
+// model unchanged), else the eigenvectors of the tensor (with a repeated moment the eigenvectors
+// in its plane are a choice, possibly not MuJoCo's).
+void ModelBuilder::finalize_fluid(Model& m) const {
+  m.fluid_density = fluid_density_;
+  m.fluid_viscosity = fluid_viscosity_;
+  m.fluid_wind = fluid_wind_;
+  if (!(fluid_density_ > 0 || fluid_viscosity_ > 0)) return;
+  m.nfluidbody = m.nbody;
+  m.body_fluid_mode.assign(static_cast<std::size_t>(m.nbody), kFluidNone);
+  m.body_fluid_inertia.assign(3 * static_cast<std::size_t>(m.nbody), 0.0);
+  m.body_fluid_iquat.assign(4 * static_cast<std::size_t>(m.nbody), 0.0);
+  bool any_ellipsoid = false;
+  for (const GeomEntry& ge : geoms_) any_ellipsoid |= ge.spec.fluid_ellipsoid;
+  if (any_ellipsoid) {
+    m.nfluidgeom = m.ngeom;
+    m.geom_fluid.assign(static_cast<std::size_t>(kFluidCoefs) * static_cast<std::size_t>(m.ngeom), 0.0);
+  }
+  for (int g = 0; g < static_cast<int>(geoms_.size()); ++g) {
+    const GeomSpec& s = geoms_[static_cast<std::size_t>(g)].spec;
+    if (!s.fluid_ellipsoid) continue;
+    double* c = &m.geom_fluid[static_cast<std::size_t>(kFluidCoefs) * static_cast<std::size_t>(g)];
+    c[0] = 1;
+    for (int k = 0; k < 5; ++k) c[1 + k] = s.fluid_coef[static_cast<std::size_t>(k)];
+    const Vec3<double> axes = fluid_semi_axes<double>(s.type, s.size.data());
+    ellipsoid_virtual_mass(axes.v, c + 6, c + 9);
+  }
+  for (int b = 1; b < m.nbody; ++b) {
+    const std::size_t ub = static_cast<std::size_t>(b);
+    if (m.body_mass[ub] < kMjMinVal) continue;
+    bool ellipsoid = false;
+    for (int g = 0; g < m.nfluidgeom; ++g)
+      ellipsoid |= m.geom_bodyid[static_cast<std::size_t>(g)] == b &&
+                   m.geom_fluid[static_cast<std::size_t>(kFluidCoefs) * static_cast<std::size_t>(g)] > 0;
+    m.body_fluid_mode[ub] = ellipsoid ? kFluidEllipsoid : kFluidInertiaBox;
+    const double* I = &m.body_inertia[6 * ub];
+    Quat<double> q = Quat<double>::identity();
+    double moments[3] = {I[0], I[1], I[2]};
+    if (I[3] != 0 || I[4] != 0 || I[5] != 0) {
+      Eigen::Matrix3d T;
+      T << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(T);
+      Eigen::Matrix3d R = eig.eigenvectors();
+      if (R.determinant() < 0) R.col(2) *= -1;
+      Mat3<double> Rm;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Rm(r, c) = R(r, c);
+      q = from_matrix(Rm);
+      for (int k = 0; k < 3; ++k) moments[k] = eig.eigenvalues()[k];
+    }
+    for (int k = 0; k < 3; ++k) m.body_fluid_inertia[3 * ub + static_cast<std::size_t>(k)] = moments[k];
+    q.store(&m.body_fluid_iquat[4 * ub]);
+  }
+}
 
 Model ModelBuilder::finalize() const {
   Model m;
@@ -582,6 +643,7 @@ Model ModelBuilder::finalize() const {
     append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(j)], -1);
   }
   m.nu = static_cast<int>(actuators_.size());
+  finalize_fluid(m);
   m.compute_levels();
 
   m.validate();

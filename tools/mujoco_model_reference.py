@@ -25,6 +25,8 @@ test_fluid_forces.cpp, test_passive_forces.cpp):
                       stored: the compiler's virtual mass and inertia), density, viscosity, wind
   muscle_arm          a 1 s trajectory (qpos, qvel, act every 10 steps) of a muscle-driven arm
                       under periodic controls ctrl_i(t) = 0.5 + 0.5 sin(2 pi f t + phase_i)
+  swimmer_gait        gymnasium-robotics' swimmer (from its wheel) under a travelling wave for
+                      10 s, in its fluid and in vacuum: the centre of mass every 0.5 s
 
 Setup (any venv; git-ignored): python3 -m venv V && V/bin/pip install mujoco==3.3.7 numpy
 Run from the repository root:  V/bin/python tools/mujoco_model_reference.py [--only NAME]
@@ -277,6 +279,40 @@ def muscle_arm(m, d, rng, samples):
     return traj
 
 
+def swimmer_gait(m, d, rng, samples):
+    """gymnasium's swimmer under a travelling wave ctrl = (sin 2 pi f t, sin(2 pi f t - pi/2)),
+    f = SWIMMER_FREQ, from rest for 10 s, in its fluid and in vacuum (density = viscosity = 0):
+    the centre of mass every 0.5 s."""
+    del rng, samples
+    out = []
+    for fluid in (True, False):
+        if not fluid:
+            m.opt.density = 0
+            m.opt.viscosity = 0
+        mujoco.mj_resetData(m, d)
+        com = []
+        for k in range(int(round(10 / m.opt.timestep)) + 1):
+            if k % int(round(0.5 / m.opt.timestep)) == 0:
+                mujoco.mj_forward(m, d)
+                com.append(floats(d.subtree_com[1]))
+            t = d.time
+            d.ctrl[:] = [np.sin(2 * np.pi * SWIMMER_FREQ * t), np.sin(2 * np.pi * SWIMMER_FREQ * t - np.pi / 2)]
+            mujoco.mj_step(m, d)
+        out.append({"fluid": fluid, "subtree_com": com})
+    return out
+
+
+SWIMMER_FREQ = 0.5
+
+
+def gym_swimmer_path():
+    import importlib.util
+    spec = importlib.util.find_spec("gymnasium_robotics")
+    if spec is None:
+        sys.exit("swimmer_gait needs gymnasium-robotics in this Python (pip install gymnasium-robotics==1.4.2)")
+    return os.path.join(list(spec.submodule_search_locations)[0], "envs", "mujoco", "assets", "swimmer.xml")
+
+
 # name -> (sampler, number of samples, seed, extra constants)
 FIXTURES = {
     "spatial_tendons": (spatial_tendons, 40, 301, None),
@@ -285,7 +321,11 @@ FIXTURES = {
     "passive_forces": (passive_forces, 12, 304, actuator_constants),
     "fluid_forces": (fluid_forces, 20, 305, None),
     "muscle_arm": (muscle_arm, 0, 306, actuator_constants),
+    "swimmer_gait": (swimmer_gait, 0, 307, None),
 }
+# Fixtures whose model is not in the repository (a PyPI wheel's): name -> path function and
+# the path recorded (relative to the wheel's package).
+EXTERNAL = {"swimmer_gait": (gym_swimmer_path, "gymnasium_robotics/envs/mujoco/assets/swimmer.xml")}
 
 
 def compiled_extra(name, m):
@@ -328,8 +368,12 @@ def main():
     for name, (sampler, samples, seed, extra) in FIXTURES.items():
         if args.only and args.only not in name:
             continue
-        rel = os.path.join("tests", "data", "mujoco", name + ".xml")
-        m = mujoco.MjModel.from_xml_path(os.path.join(REPO, rel))
+        if name in EXTERNAL:
+            path, rel = EXTERNAL[name][0](), EXTERNAL[name][1]
+        else:
+            rel = os.path.join("tests", "data", "mujoco", name + ".xml")
+            path = os.path.join(REPO, rel)
+        m = mujoco.MjModel.from_xml_path(path)
         d = mujoco.MjData(m)
         ref = {"model": rel}
         ref.update(model_constants(m))

@@ -43,6 +43,14 @@ enum ActuatorType : int {
   kActPD = 3,        // implicit PD with position target ctrl and velocity target ctrl_vel
 };
 
+// Fluid model of a body (MuJoCo's mj_fluid): none (massless or no fluid), the inertia-box
+// model, or the ellipsoid model of its geoms with fluidshape="ellipsoid".
+enum FluidMode : int { kFluidNone = 0, kFluidInertiaBox = 1, kFluidEllipsoid = 2 };
+// Coefficients per geom of the ellipsoid model (MuJoCo's geom_fluid layout): the interaction
+// flag (1: ellipsoid), blunt drag, slender drag, angular drag, Kutta lift, Magnus lift, virtual
+// mass (3), virtual inertia (3).
+constexpr int kFluidCoefs = 12;
+
 // Equality constraints, SAP holonomic constraints (docs/sap-math.md §12). eq_data per type:
 //   kEqJoint   q1 - q1_0 = c0 + c1 x + c2 x^2 + c3 x^3 + c4 x^4,  x = q2 - q2_0 (q_0: jnt_qpos0);
 //              data[0..4] = c (no joint 2: q1 - q1_0 = c0). One row.
@@ -179,7 +187,14 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(eq_obj2id, int, neq) /* joint (-1: none) or body (0: world) */              \
   X(eq_active, int, neq)                                                        \
   X(eq_solref, double, neq * 2) /* MuJoCo solref; (0, 0): rigid (near-rigid regime) */ \
-  X(eq_data, double, neq * kEqDataSize)
+  X(eq_data, double, neq * kEqDataSize)                                         \
+  /* fluid forces (kernels/fluid_forces.hpp): nfluidbody = nbody when the model has a fluid */ \
+  /* (fluid_density or fluid_viscosity > 0), else 0; nfluidgeom = ngeom when a geom uses the */ \
+  /* ellipsoid model, else 0 */                                                 \
+  X(body_fluid_mode, int, nfluidbody)  /* kFluidNone, kFluidInertiaBox, kFluidEllipsoid */ \
+  X(body_fluid_inertia, double, nfluidbody * 3) /* principal moments about the com */ \
+  X(body_fluid_iquat, double, nfluidbody * 4)   /* their axes in the body frame */ \
+  X(geom_fluid, double, nfluidgeom * kFluidCoefs) /* MuJoCo's geom_fluid layout */
 // clang-format on
 
 // Non-owning view of the model arrays (host or device pointers), passed by value to kernels.
@@ -188,7 +203,9 @@ struct ModelView {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
+  int nfluidbody = 0, nfluidgeom = 0;
   double gravity[3] = {0, 0, 0};
+  double fluid_density = 0, fluid_viscosity = 0, fluid_wind[3] = {0, 0, 0};  // MuJoCo's <option>
 #define SAP_X(name, type, count) const type* name = nullptr;
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X
@@ -274,7 +291,10 @@ struct Model {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
+  int nfluidbody = 0, nfluidgeom = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
+  double fluid_density = 0, fluid_viscosity = 0;  // kg/m^3, Pa s
+  std::array<double, 3> fluid_wind{0.0, 0.0, 0.0};  // m/s, world
   double timestep = 0.001;  // default step of the source file; the solver takes dt per step
 
 #define SAP_X(name, type, count) std::vector<type> name;

@@ -56,6 +56,11 @@ struct GeomSpec {
   double density = 1000;      // kg/m^3, used when the body takes inertia from its geoms
   double mass = -1;           // >= 0 overrides density
   int dataid = -1;            // kGeomMesh: id from add_mesh; kGeomHfield: id from add_hfield
+  // Fluid forces (ModelBuilder::set_fluid): MuJoCo's fluidshape="ellipsoid" with fluidcoef
+  // (blunt drag, slender drag, angular drag, Kutta lift, Magnus lift); the body of such a geom
+  // uses the ellipsoid model instead of the inertia-box model.
+  bool fluid_ellipsoid = false;
+  std::array<double, 5> fluid_coef{0.5, 0.25, 1.5, 1.0, 1.0};
 };
 
 // A convex mesh as the collision code uses it: the hull's vertices (in the geom frame, scale
@@ -163,6 +168,13 @@ class ModelBuilder {
   int find_tendon(const std::string& name) const;
 
   void set_gravity(const Vec3d& g) { gravity_ = g; }
+  // The fluid the bodies move in (MuJoCo's <option density viscosity wind>): fluid forces when
+  // density or viscosity is positive (kernels/fluid_forces.hpp).
+  void set_fluid(double density, double viscosity, const Vec3d& wind) {
+    fluid_density_ = density;
+    fluid_viscosity_ = viscosity;
+    fluid_wind_ = wind;
+  }
   void set_timestep(double dt) { timestep_ = dt; }
   CollisionFilter& collision_filter() { return filter_; }
 
@@ -198,6 +210,9 @@ class ModelBuilder {
   std::vector<MeshSpec> meshes_;
   std::vector<HfieldSpec> hfields_;
   Vec3d gravity_{0, 0, -9.81};
+  double fluid_density_ = 0, fluid_viscosity_ = 0;
+  void finalize_fluid(Model& m) const;
+  Vec3d fluid_wind_{0, 0, 0};
   double timestep_ = 0.001;
   CollisionFilter filter_;
   void finalize_meshes(Model& m) const;

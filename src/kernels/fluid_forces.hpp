@@ -30,16 +30,11 @@
 
 #include "kernels/passive_forces.hpp"
 #include "kernels/scalar_math.hpp"
-#include "sap/math/mat3.hpp"
+#include "sap/math/quat.hpp"
 #include "sap/math/spatial.hpp"
 #include "sap/model.hpp"
 
 namespace sap {
-
-// Fluid coefficients per geom (MuJoCo's geom_fluid layout): the interaction flag (fluidshape
-// ellipsoid: 1), blunt drag, slender drag, angular drag, Kutta lift, Magnus lift, virtual mass
-// (3), virtual inertia (3).
-constexpr int kFluidCoefs = 12;
 
 // Local velocity [angular; linear] of the frame (o, R) moving with a body of com-based spatial
 // velocity cvel (linear part at the tree's reference point p_ref), relative to the wind.
@@ -138,6 +133,46 @@ SAP_HD void ellipsoid_fluid(const Vec3<S>& s, const double* coef, const S lvel[6
   for (int i = 0; i < 3; ++i) {
     lfrc[i] = flag * torque[i];
     lfrc[3 + i] = flag * force[i];
+  }
+}
+
+// MuJoCo's mj_fluid for one world: the fluid force of every body (model arrays body_fluid_*,
+// geom_fluid; fluid_density, fluid_viscosity, fluid_wind) at the poses xpos, xmat, xipos, dof
+// subspaces cdof and body velocities cvel, added to qfrc. One lane (the scatter onto the dof paths).
+template <class S>
+SAP_HD void fluid_forces_to_dofs(const ModelView& m, const double* body_mass, const double* xpos, const double* xmat,
+                                 const double* xipos, const double* cdof, const double* cvel, double* qfrc) {
+  const S density = S(m.fluid_density), viscosity = S(m.fluid_viscosity);
+  const Vec3<S> wind = Vec3<S>::load(m.fluid_wind);
+  for (int b = 1; b < m.nfluidbody; ++b) {
+    const int mode = m.body_fluid_mode[b];
+    if (mode == kFluidNone) continue;
+    const Vec6<S> v = Vec6<S>::load(cvel + 6 * b);
+    const Vec3<S> p_ref = Vec3<S>::load(xpos + 3 * m.body_rootid[b]);
+    const Mat3<S> Rb = Mat3<S>::load(xmat + 9 * b);
+    S lvel[6], lfrc[6];
+    auto apply = [&](const Vec3<S>& o, const Mat3<S>& R) {
+      const Vec3<S> t = R * Vec3<S>{{lfrc[0], lfrc[1], lfrc[2]}}, f = R * Vec3<S>{{lfrc[3], lfrc[4], lfrc[5]}};
+      body_wrench_to_dofs<S>(m, xpos, cdof, b, o, f, t, qfrc);
+    };
+    if (mode == kFluidInertiaBox) {
+      const Vec3<S> o = Vec3<S>::load(xipos + 3 * b);
+      const Mat3<S> R = Rb * to_matrix(Quat<S>::load(m.body_fluid_iquat + 4 * b));
+      frame_local_velocity(v, p_ref, o, R, wind, lvel);
+      inertia_box_fluid(S(body_mass[b]), Vec3<S>::load(m.body_fluid_inertia + 3 * b), lvel, density, viscosity, lfrc);
+      apply(o, R);
+      continue;
+    }
+    const Vec3<S> xb = Vec3<S>::load(xpos + 3 * b);
+    for (int g = 0; g < m.nfluidgeom; ++g) {
+      if (m.geom_bodyid[g] != b || m.geom_fluid[kFluidCoefs * g] == 0) continue;
+      const Vec3<S> o = Rb * Vec3<S>::load(m.geom_pos + 3 * g) + xb;
+      const Mat3<S> R = Rb * to_matrix(Quat<S>::load(m.geom_quat + 4 * g));
+      frame_local_velocity(v, p_ref, o, R, wind, lvel);
+      ellipsoid_fluid(fluid_semi_axes<S>(m.geom_type[g], m.geom_size + 3 * g), m.geom_fluid + kFluidCoefs * g, lvel,
+                      density, viscosity, lfrc);
+      apply(o, R);
+    }
   }
 }
 

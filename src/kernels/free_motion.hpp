@@ -6,6 +6,7 @@
 
 #include "kernels/cholesky.hpp"
 #include "kernels/dynamics.hpp"
+#include "kernels/fluid_forces.hpp"
 #include "kernels/kinematics.hpp"
 #include "sap/status.hpp"
 
@@ -159,7 +160,7 @@ struct FreeMotionKernel {
     const double* applied = control.qfrc_applied(w);
     for (int i = team.rank(); i < nv; i += team.size())
       k0[i] = double(S(applied[i]) + S(dw.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
-    bool has_scatter = m.ntendon > 0;
+    bool has_scatter = m.ntendon > 0 || m.nfluidbody > 0;
     for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
     if (has_scatter) {
       team.sync();
@@ -179,6 +180,9 @@ struct FreeMotionKernel {
               }
             }
           }
+        // Fluid forces (kernels/fluid_forces.hpp), explicit at v_n.
+        if (m.nfluidbody > 0)
+          fluid_forces_to_dofs<S>(m, m.body_mass, d.xpos(w), d.xmat(w), d.xipos(w), d.cdof(w), dw.cvel(w), k0);
         // Tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as dof_damping).
         for (int t = 0; t < m.ntendon; ++t) {
           if (m.tendon_damping[t] == 0) continue;
