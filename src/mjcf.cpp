@@ -880,8 +880,13 @@ class MjcfImporter {
     }
     if (!(a.frictionloss >= 0)) fail(where(n), "joint frictionloss must be non-negative");
     j.frictionloss = a.frictionloss;  // SAP box row |gamma| <= h f (docs/sap-math.md §13)
-    if (a.springdamper[0] != 0 || a.springdamper[1] != 0)
-      unsupported(n, "joint springdamper", "springdamper needs MuJoCo's compile-time inertia; give stiffness/damping");
+    if (a.springdamper[0] != 0 || a.springdamper[1] != 0) {  // MuJoCo's compiler: gains from M(qpos0)
+      if (!(a.springdamper[0] > 0 && a.springdamper[1] > 0))
+        fail(where(n), "joint springdamper values must be positive (timeconst, dampratio)");
+      j.springdamper = {a.springdamper[0], a.springdamper[1]};
+      j.springdamper_spring = !no_spring_;
+      j.springdamper_damper = !no_damper_;
+    }
     if (a.actuatorfrclimited == 1 ||
         (a.actuatorfrclimited == -1 && autolimits_ && !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0)))
       unsupported(n, "joint actuatorfrcrange",

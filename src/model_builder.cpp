@@ -8,6 +8,8 @@
 #include <Eigen/Dense>
 
 #include "kernels/fluid_forces.hpp"
+#include "kernels/passive_forces.hpp"
+#include "sap/dynamics.hpp"
 #include "sap/math/quat.hpp"
 
 namespace sap {
@@ -324,6 +326,30 @@ void ModelBuilder::finalize_fluid(Model& m) const {
     for (int k = 0; k < 3; ++k) m.body_fluid_inertia[3 * ub + static_cast<std::size_t>(k)] = moments[k];
     q.store(&m.body_fluid_iquat[4 * ub]);
   }
+}
+
+// Joints with a springdamper: MuJoCo's compile-time stiffness and damping from the joint's
+// inverse inertia at qpos0 (dof_invweight0 of the mass matrix with armature).
+void ModelBuilder::finalize_springdampers(Model& m, const std::vector<int>& joint_final) const {
+  bool any = false;
+  for (const JointEntry& je : joints_) any |= je.spec.springdamper[0] > 0;
+  if (!any) return;
+  DynamicsEvaluator ev(m);
+  ev.compute(m.qpos0.data());
+  const Eigen::Matrix<double, -1, -1, Eigen::RowMajor> Minv = ev.mass_matrix().inverse();
+  std::vector<double> invweight(static_cast<std::size_t>(m.nv));
+  dof_invweight0(m, Minv.data(), invweight.data());
+  for (std::size_t jb = 0; jb < joints_.size(); ++jb) {
+    const JointSpec& js = joints_[jb].spec;
+    if (!(js.springdamper[0] > 0)) continue;
+    const int j = joint_final[jb];
+    const int a = m.jnt_dofadr[static_cast<std::size_t>(j)], n = joint_nv(m.jnt_type[static_cast<std::size_t>(j)]);
+    double k, b;
+    springdamper_gains(js.springdamper[0], js.springdamper[1], &invweight[static_cast<std::size_t>(a)], n, &k, &b);
+    m.jnt_stiffness[static_cast<std::size_t>(j)] = js.springdamper_spring ? k : 0.0;
+    for (int i = a; i < a + n; ++i) m.dof_damping[static_cast<std::size_t>(i)] = js.springdamper_damper ? b : 0.0;
+  }
+  m.validate();
 }
 
 Model ModelBuilder::finalize() const {
@@ -647,6 +673,7 @@ Model ModelBuilder::finalize() const {
   m.compute_levels();
 
   m.validate();
+  finalize_springdampers(m, joint_final);
   return m;
 }
 

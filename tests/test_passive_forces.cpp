@@ -185,3 +185,17 @@ TEST(PassiveForces, FullGravcompCancelsGravity) {
 }
 
 }  // namespace
+
+namespace {
+
+// The importer applies springdamper as MuJoCo's compiler does (ModelBuilder::finalize).
+TEST(PassiveForces, ImporterAppliesSpringDamper) {
+  Passive p;  // the model as our importer reads it (tendons and actuators cut, gravcomp dropped)
+  for (const char* name : {"sd_hinge", "sd_slide"}) {
+    const int j = p.model.joint_id(name), a = p.model.jnt_dofadr[j];
+    EXPECT_NEAR(p.model.jnt_stiffness[j], p.stiffness[j], 1e-12 * p.stiffness[j]) << name;
+    EXPECT_NEAR(p.model.dof_damping[a], p.damping[a], 1e-12 * p.damping[a]) << name;
+  }
+}
+
+}  // namespace

@@ -38,6 +38,11 @@ struct JointSpec {
   std::array<double, 2> range{0, 0};
   double armature = 0, damping = 0, stiffness = 0, springref = 0;
   double frictionloss = 0;  // dry friction (N m or N) on each dof of the joint: a SAP box row
+  // MuJoCo's springdamper (timeconst, dampratio), both > 0: stiffness and damping replaced at
+  // finalize by m/(tc dr)^2 and 2 m/tc, m = 1/(M(qpos0)^-1)_jj (kernels/passive_forces.hpp);
+  // the flags keep MuJoCo's <flag spring/damper="disable"> (the term stays 0).
+  std::array<double, 2> springdamper{0, 0};
+  bool springdamper_spring = true, springdamper_damper = true;
 };
 
 struct GeomSpec {
@@ -212,6 +217,7 @@ class ModelBuilder {
   Vec3d gravity_{0, 0, -9.81};
   double fluid_density_ = 0, fluid_viscosity_ = 0;
   void finalize_fluid(Model& m) const;
+  void finalize_springdampers(Model& m, const std::vector<int>& joint_final) const;
   Vec3d fluid_wind_{0, 0, 0};
   double timestep_ = 0.001;
   CollisionFilter filter_;
