@@ -128,6 +128,7 @@ struct PBody {
   std::vector<JointSpec> joints;
   std::vector<const Node*> joint_nodes;
   std::vector<PGeom> geoms;
+  std::vector<std::pair<std::string, Vec3d>> sites;  // name, position in the body frame
   int builder_index = 0;
 };
 
@@ -191,6 +192,7 @@ class MjcfImporter {
   };
   std::map<std::string, JointRef> joint_by_name_;
   std::map<std::string, int> tendon_by_name_;  // builder index
+  std::map<std::string, int> site_by_name_;    // builder index
   int nq_ = 0, nu_ = 0;
   std::vector<double> qpos0_;
   std::vector<std::pair<int, int>> quat_adr_;  // (qpos address in this file, joint type)
@@ -785,7 +787,11 @@ class MjcfImporter {
       } else if (t == "inertial") {
         if (body == 0) fail(where(c), "the world body cannot have an <inertial>");
         read_inertial(c, body);
-      } else if (t == "site" || t == "camera" || t == "light") {
+      } else if (t == "site") {  // points of spatial tendons; sizes, types and looks do not matter
+        std::string name;
+        import::read_string(c.el, "name", name);
+        bodies_[static_cast<std::size_t>(body)].sites.push_back({name, to_array(compose(frame, read_pose(c)).pos)});
+      } else if (t == "camera" || t == "light") {
         ignored(c, t, "no effect on the dynamics");
       } else if (t == "composite" || t == "flexcomp" || t == "replicate" || t == "attach" || t == "plugin") {
         unsupported(c, "<" + t + ">", "procedural and plugin elements are not supported");
@@ -1223,6 +1229,12 @@ class MjcfImporter {
         builder_.add_geom(bodies_[i].builder_index, g.spec);
       }
     }
+    // Sites, the path points of spatial tendons.
+    for (std::size_t i = 0; i < nb; ++i)
+      for (const auto& [name, pos] : bodies_[i].sites) {
+        const int id = builder_.add_site({prefixed(name), bodies_[i].builder_index, pos});
+        if (!name.empty()) site_by_name_[prefixed(name)] = id;
+      }
     // MuJoCo filters contacts within one weld group (bodies rigidly attached to each other) and,
     // with filterparent, between a weld group and its parent's weld group when neither is the
     // world. ModelBuilder filters only direct parent-child pairs: add the rest as exclusions.
@@ -1315,7 +1327,7 @@ class MjcfImporter {
       for (const Node& c : s.children) {
         const std::string t = c.tag();
         if (t == "spatial") {
-          unsupported(c, "spatial tendon", "only fixed tendons (linear in joint positions) map to the model");
+          read_spatial_tendon(c);
           continue;
         }
         if (t != "fixed") {
@@ -1370,6 +1382,84 @@ class MjcfImporter {
         if (!ts.name.empty()) tendon_by_name_[ts.name] = id;
       }
     }
+  }
+
+  // Spatial tendon (<tendon><spatial>, kernels/spatial_tendon.hpp): a path of sites, with
+  // sphere/cylinder geoms (and their sidesites) between two sites and pulleys; limits, spring
+  // and damper as for fixed tendons.
+  void read_spatial_tendon(const Node& c) {
+    check_attributes(c, {"name", "class", "group", "limited", "actuatorfrclimited", "range", "actuatorfrcrange",
+                         "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "frictionloss",
+                         "springlength", "stiffness", "damping", "armature", "margin", "rgba", "material", "width",
+                         "user"});
+    TendonAttrs a;
+    for (int k : class_chain(element_class(c, 0)))
+      for (const Node* d : classes_[static_cast<std::size_t>(k)].tendon) apply_tendon(*d, a);
+    apply_tendon(c, a);
+    TendonSpec ts;
+    import::read_string(c.el, "name", ts.name);
+    const std::string label = "spatial tendon" + (ts.name.empty() ? std::string() : " '" + ts.name + "'");
+    ts.name = prefixed(ts.name);
+    auto site = [&](const Node& e, const char* attr) {
+      std::string nm;
+      if (!import::read_string(e.el, attr, nm)) fail(where(e), label + ": <" + e.tag() + "> needs '" + attr + "'");
+      auto it = site_by_name_.find(prefixed(nm));
+      if (it == site_by_name_.end()) fail(where(e), label + ": unknown site '" + nm + "'");
+      return it->second;
+    };
+    for (const Node& e : c.children) {
+      const std::string tag = e.tag();
+      WrapSpec w;
+      if (tag == "site") {
+        w.type = kWrapSite;
+        w.obj = site(e, "site");
+      } else if (tag == "geom") {
+        std::string gn;
+        if (!import::read_string(e.el, "geom", gn)) fail(where(e), label + ": <geom> needs 'geom'");
+        w.obj = builder_.find_geom(prefixed(gn));
+        if (w.obj < 0) fail(where(e), label + ": unknown geom '" + gn + "'");
+        const int gt = builder_.geom(w.obj).type;
+        if (gt != kGeomSphere && gt != kGeomCylinder)
+          fail(where(e), label + ": geom '" + gn + "' must be a sphere or a cylinder to wrap around");
+        w.type = gt == kGeomSphere ? kWrapSphere : kWrapCylinder;
+        w.sidesite = e.el->Attribute("sidesite") ? site(e, "sidesite") : -1;
+      } else if (tag == "pulley") {
+        w.type = kWrapPulley;
+        if (!import::read_double(file(e), e.el, "divisor", w.divisor) || !(w.divisor > 0))
+          fail(where(e), label + ": <pulley> needs a positive 'divisor'");
+      } else {
+        ignored(e, "<" + tag + "> in a spatial tendon", "unknown element");
+        continue;
+      }
+      ts.path.push_back(w);
+    }
+    const int n = static_cast<int>(ts.path.size());
+    if (n < 2 || ts.path.front().type != kWrapSite || ts.path.back().type != kWrapSite)
+      fail(where(c), label + ": the path must start and end at a site");
+    for (int k = 0; k < n; ++k) {
+      const int type = ts.path[static_cast<std::size_t>(k)].type;
+      if ((type == kWrapSphere || type == kWrapCylinder) &&
+          (ts.path[static_cast<std::size_t>(k - 1)].type != kWrapSite || ts.path[static_cast<std::size_t>(k + 1)].type != kWrapSite))
+        fail(where(c), label + ": a wrapping geom must be between two sites");
+      if (type == kWrapPulley && (k == 0 || k == n - 1 || ts.path[static_cast<std::size_t>(k - 1)].type != kWrapSite))
+        fail(where(c), label + ": a pulley must follow a site");
+    }
+    if (a.frictionloss > 0) unsupported(c, "tendon frictionloss", "dry friction has no counterpart in the model");
+    if (a.armature > 0) unsupported(c, "tendon armature", "tendon inertia has no counterpart in the model");
+    if (a.springlength[0] != a.springlength[1] && a.stiffness != 0)
+      unsupported(c, "tendon springlength dead band", "the spring has a single rest length");
+    bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
+    if (a.limited == -1 && a.has_range && !autolimits_)
+      fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
+    if (limited && !(a.range[0] < a.range[1])) fail(where(c), label + ": range lower bound must be below the upper");
+    ts.limited = limited && !no_limit_;
+    ts.range = {a.range[0], a.range[1]};
+    ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
+    ts.damping = no_damper_ ? 0.0 : a.damping;
+    ts.lengthspring = a.springlength[0];
+    ts.lengthspring_at_springref = a.springlength[0] == -1;  // MuJoCo: the length at qpos_spring
+    const int id = builder_.add_tendon(ts);
+    if (!ts.name.empty()) tendon_by_name_[ts.name] = id;
   }
 
   // Equality constraints: joint (polynomial coupler), connect (ball) and weld, as SAP

@@ -129,6 +129,8 @@ ModelView Model::view() const {
   v.nhfield = nhfield;
   v.nhfielddata = nhfielddata;
   v.nfluidbody = nfluidbody;
+  v.nsite = nsite;
+  v.ntendata = ntendata;
   v.nfluidgeom = nfluidgeom;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
   v.fluid_density = fluid_density;
@@ -267,11 +269,35 @@ void Model::validate() const {
   for (int t = 0; t < ntendon; ++t) {
     const int adr = ati(tendon_adr, t), num = ati(tendon_num, t);
     if (adr < 0 || num < 1 || adr + num > nwrap) fail(quoted(tendon_names, t, "tendon") + ": wrap range out of bounds");
+    if (ati(wrap_type, adr) != kWrapJoint) {  // spatial: site ... site, geoms between sites, pulleys
+      const std::string who = quoted(tendon_names, t, "spatial tendon");
+      if (ntendata != ntendon) fail(who + ": ntendata must equal ntendon when a tendon is spatial");
+      auto site = [&](int k) { return ati(wrap_type, k) == kWrapSite && ati(wrap_objid, k) >= 0 && ati(wrap_objid, k) < nsite; };
+      if (!site(adr) || !site(adr + num - 1)) fail(who + ": the path must start and end at a site");
+      for (int k = adr; k < adr + num; ++k) {
+        const int type = ati(wrap_type, k), obj = ati(wrap_objid, k);
+        if (type == kWrapSphere || type == kWrapCylinder) {
+          if (obj < 0 || obj >= ngeom || !site(k - 1) || !site(k + 1))
+            fail(who + ": a wrapping geom must be a geom between two sites");
+          const int side = static_cast<int>(std::lround(at(wrap_prm, k)));
+          if (side < -1 || side >= nsite) fail(who + ": sidesite out of range");
+          if (!(geom_size[3 * static_cast<std::size_t>(obj)] > 0)) fail(who + ": wrapping radius must be positive");
+        } else if (type == kWrapPulley) {
+          if (!(at(wrap_prm, k) > 0)) fail(who + ": pulley divisor must be positive");
+        } else if (type != kWrapSite) {
+          fail(who + ": unknown path element");
+        } else if (!site(k)) {
+          fail(who + ": site out of range");
+        }
+      }
+      continue;
+    }
     for (int k = adr; k < adr + num; ++k) {
-      if (!one_dof(ati(wrap_jntid, k))) fail(quoted(tendon_names, t, "tendon") + ": joints must be hinge or slide");
-      if (!std::isfinite(at(wrap_coef, k))) fail(quoted(tendon_names, t, "tendon") + ": coefficient is not finite");
+      if (ati(wrap_type, k) != kWrapJoint) fail(quoted(tendon_names, t, "tendon") + ": a fixed tendon has only joints");
+      if (!one_dof(ati(wrap_objid, k))) fail(quoted(tendon_names, t, "tendon") + ": joints must be hinge or slide");
+      if (!std::isfinite(at(wrap_prm, k))) fail(quoted(tendon_names, t, "tendon") + ": coefficient is not finite");
       for (int l = adr; l < k; ++l)
-        if (ati(wrap_jntid, l) == ati(wrap_jntid, k))
+        if (ati(wrap_objid, l) == ati(wrap_objid, k))
           fail(quoted(tendon_names, t, "tendon") + ": a joint appears twice");
     }
     if (ati(tendon_limited, t) &&

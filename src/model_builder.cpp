@@ -8,18 +8,36 @@
 #include <Eigen/Dense>
 
 #include "kernels/fluid_forces.hpp"
+#include "kernels/kinematics.hpp"
 #include "kernels/passive_forces.hpp"
+#include "kernels/spatial_tendon.hpp"
 #include "sap/dynamics.hpp"
 #include "sap/math/quat.hpp"
 
 namespace sap {
 
 namespace {
-// Length of fixed tendon t at qpos0 (every joint at its reference): sum coef q0.
-double tendon_length0(const Model& m, int t) {
-  double L = 0;
-  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
-    L += m.wrap_coef[k] * m.jnt_qpos0[m.wrap_jntid[k]];
+// Every tendon's length at configuration q (fixed: sum coef q; spatial: kernels/spatial_tendon.hpp
+// on the body poses of q).
+std::vector<double> tendon_lengths(const Model& model, const std::vector<double>& q) {
+  const ModelView m = model.view();
+  std::vector<double> xpos(3 * static_cast<std::size_t>(m.nbody)), xquat(4 * static_cast<std::size_t>(m.nbody)),
+      xmat(9 * static_cast<std::size_t>(m.nbody)), xipos(3 * static_cast<std::size_t>(m.nbody)),
+      xanchor(3 * static_cast<std::size_t>(m.njnt)), xaxis(3 * static_cast<std::size_t>(m.njnt));
+  forward_kinematics<double>(m, q.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
+                             xaxis.data());
+  std::vector<double> L(static_cast<std::size_t>(m.ntendon), 0.0);
+  for (int t = 0; t < m.ntendon; ++t) {
+    const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+    if (m.wrap_type[adr] != kWrapJoint) {
+      L[static_cast<std::size_t>(t)] = spatial_tendon_path<double>(
+          spatial_path_view(m), adr, num, xpos.data(), xmat.data(),
+          [](const PathPoint<double>&, const PathPoint<double>&, const Vec3<double>&, double) {});
+      continue;
+    }
+    for (int k = adr; k < adr + num; ++k)
+      L[static_cast<std::size_t>(t)] += m.wrap_prm[k] * q[static_cast<std::size_t>(m.jnt_qposadr[m.wrap_objid[k]])];
+  }
   return L;
 }
 }  // namespace
@@ -193,6 +211,17 @@ int ModelBuilder::add_equality(const EqualitySpec& e) {
   return static_cast<int>(equalities_.size()) - 1;
 }
 
+int ModelBuilder::add_site(const SiteSpec& s) {
+  sites_.push_back(s);
+  return static_cast<int>(sites_.size()) - 1;
+}
+
+int ModelBuilder::find_site(const std::string& name) const {
+  for (std::size_t i = 0; i < sites_.size(); ++i)
+    if (sites_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
 int ModelBuilder::find_tendon(const std::string& name) const {
   for (std::size_t i = 0; i < tendons_.size(); ++i)
     if (tendons_[i].name == name) return static_cast<int>(i);
@@ -350,6 +379,31 @@ void ModelBuilder::finalize_springdampers(Model& m, const std::vector<int>& join
     for (int i = a; i < a + n; ++i) m.dof_damping[static_cast<std::size_t>(i)] = js.springdamper_damper ? b : 0.0;
   }
   m.validate();
+}
+
+// Tendon lengths that need the kinematics: the tendon equalities' lengths at qpos0 and the
+// rest lengths given as MuJoCo's springlength -1 (the length at qpos_spring: hinge and slide
+// joints at their springref).
+void ModelBuilder::finalize_tendon_lengths(Model& m) const {
+  if (m.ntendon == 0) return;
+  const std::vector<double> L0 = tendon_lengths(m, m.qpos0);
+  for (int e = 0; e < m.neq; ++e) {
+    if (m.eq_type[static_cast<std::size_t>(e)] != kEqTendon) continue;
+    double* data = &m.eq_data[static_cast<std::size_t>(kEqDataSize) * static_cast<std::size_t>(e)];
+    const int t1 = m.eq_obj1id[static_cast<std::size_t>(e)], t2 = m.eq_obj2id[static_cast<std::size_t>(e)];
+    data[5] = L0[static_cast<std::size_t>(t1)];
+    data[6] = t2 >= 0 ? L0[static_cast<std::size_t>(t2)] : 0.0;
+  }
+  bool any = false;
+  for (const TendonSpec& t : tendons_) any |= t.lengthspring_at_springref;
+  if (!any) return;
+  std::vector<double> q_spring = m.qpos0;
+  for (int j = 0; j < m.njnt; ++j)
+    if (m.jnt_type[static_cast<std::size_t>(j)] == kJointHinge || m.jnt_type[static_cast<std::size_t>(j)] == kJointSlide)
+      q_spring[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(j)])] = m.jnt_springref[static_cast<std::size_t>(j)];
+  const std::vector<double> Ls = tendon_lengths(m, q_spring);
+  for (std::size_t t = 0; t < tendons_.size(); ++t)
+    if (tendons_[t].lengthspring_at_springref) m.tendon_lengthspring[t] = Ls[t];
 }
 
 Model ModelBuilder::finalize() const {
@@ -542,22 +596,39 @@ Model ModelBuilder::finalize() const {
   }
   m.npair = static_cast<int>(m.pair_geom0.size());
 
-  // Fixed tendons.
+  // Sites.
+  for (const SiteSpec& st : sites_) {
+    if (st.body < 0 || st.body >= m.nbody) throw std::runtime_error("site '" + st.name + "': body index out of range");
+    m.site_names.push_back(st.name);
+    m.site_bodyid.push_back(st.body);
+    append(m.site_pos, {st.pos[0], st.pos[1], st.pos[2]});
+    ++m.nsite;
+  }
+
+  // Tendons: fixed (joints) or spatial (a path).
   for (const TendonSpec& t : tendons_) {
-    if (t.joints.empty()) throw std::runtime_error("tendon '" + t.name + "': no joints");
+    if (t.joints.empty() && t.path.empty()) throw std::runtime_error("tendon '" + t.name + "': no joints and no path");
     m.tendon_names.push_back(t.name);
     m.tendon_adr.push_back(m.nwrap);
-    m.tendon_num.push_back(static_cast<int>(t.joints.size()));
+    m.tendon_num.push_back(static_cast<int>(t.path.empty() ? t.joints.size() : t.path.size()));
     m.tendon_limited.push_back(t.limited ? 1 : 0);
     append(m.tendon_range, {t.range[0], t.range[1]});
     m.tendon_stiffness.push_back(t.stiffness);
     m.tendon_lengthspring.push_back(t.lengthspring);
     m.tendon_damping.push_back(t.damping);
+    for (const WrapSpec& e : t.path) {
+      m.wrap_type.push_back(e.type);
+      m.wrap_objid.push_back(e.obj);
+      m.wrap_prm.push_back(e.type == kWrapPulley ? e.divisor : e.type == kWrapSite ? 0.0 : double(e.sidesite));
+      ++m.nwrap;
+    }
+    if (!t.path.empty()) m.ntendata = static_cast<int>(tendons_.size());
     for (auto [j, c] : t.joints) {
       if (j < 0 || j >= njoint())
         throw std::runtime_error("tendon '" + t.name + "': joint index " + std::to_string(j) + " out of range");
-      m.wrap_jntid.push_back(joint_final[static_cast<std::size_t>(j)]);
-      m.wrap_coef.push_back(c);
+      m.wrap_type.push_back(kWrapJoint);
+      m.wrap_objid.push_back(joint_final[static_cast<std::size_t>(j)]);
+      m.wrap_prm.push_back(c);
       ++m.nwrap;
     }
     ++m.ntendon;
@@ -587,8 +658,7 @@ Model ModelBuilder::finalize() const {
       if (o1 < 0 || o1 >= m.ntendon || o2 < -1 || o2 >= m.ntendon)
         throw std::runtime_error("equality '" + e.name + "': tendon index out of range");
       for (int k = 0; k < 5; ++k) data[static_cast<std::size_t>(k)] = e.polycoef[static_cast<std::size_t>(k)];
-      data[5] = tendon_length0(m, o1);
-      data[6] = o2 >= 0 ? tendon_length0(m, o2) : 0.0;
+      // data[5], data[6]: the tendons' lengths at qpos0 (finalize_tendon_lengths).
     } else if (e.type == kEqConnect || e.type == kEqWeld) {
       if (o1 < 0 || o1 >= m.nbody || o2 < 0 || o2 >= m.nbody)
         throw std::runtime_error("equality '" + e.name + "': body index out of range");
@@ -655,7 +725,7 @@ Model ModelBuilder::finalize() const {
         throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) +
                                  " out of range");
       const int first_joint =
-          m.wrap_jntid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])];
+          m.wrap_objid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])];
       append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(first_joint)], a.tendon);
       continue;
     }
@@ -674,6 +744,7 @@ Model ModelBuilder::finalize() const {
 
   m.validate();
   finalize_springdampers(m, joint_final);
+  finalize_tendon_lengths(m);
   return m;
 }
 

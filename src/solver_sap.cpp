@@ -77,10 +77,11 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
     s.npd += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
              m.actuator_tendonid[static_cast<std::size_t>(u)] < 0;
   // Holonomic rows: two per limited tendon, then the rows of every active equality.
+  const ModelView mv = m.view();
   s.nhjac = s.njac;
   for (int t = 0; t < m.ntendon; ++t) {
     if (m.tendon_limited[static_cast<std::size_t>(t)]) s.nhol += 2;
-    s.nhjac = std::max(s.nhjac, m.tendon_num[static_cast<std::size_t>(t)]);
+    s.nhjac = std::max(s.nhjac, tendon_max_dofs(mv, t));
   }
   for (int e = 0; e < m.neq; ++e) {
     const std::size_t ue = static_cast<std::size_t>(e);
@@ -88,7 +89,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
     s.nhol += equality_rows(m.eq_type[ue]);
     if (m.eq_type[ue] == kEqTendon) {  // the two tendons' dofs (a shared dof counts once)
       const int t1 = m.eq_obj1id[ue], t2 = m.eq_obj2id[ue];
-      const int n = m.tendon_num[static_cast<std::size_t>(t1)] + (t2 >= 0 ? m.tendon_num[static_cast<std::size_t>(t2)] : 0);
+      const int n = tendon_max_dofs(mv, t1) + (t2 >= 0 ? tendon_max_dofs(mv, t2) : 0);
       s.nhjac = std::max(s.nhjac, std::min(n, m.nv));
     }
   }

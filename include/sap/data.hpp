@@ -123,12 +123,15 @@ class Control {
   X(v_star, double, nv)                                                                  \
   X(scratch_nv, double, nv)                                                              \
   X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */ \
-  X(chol_first, int, nv_pad)             /* first non-zero column of each row (envelope) */
+  X(chol_first, int, nv_pad)             /* first non-zero column of each row (envelope) */ \
+  /* tendons when one is spatial (Model::ntendata): lengths and dense moment arms dL/dq */ \
+  X(ten_length, double, ntendata)                                                      \
+  X(ten_moment, double, ntendata * nv)
 // clang-format on
 
 struct DataSizes {
-  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0;
-  static DataSizes of(const ModelView& m) { return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu}; }
+  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0, ntendata = 0;
+  static DataSizes of(const ModelView& m) { return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu, m.ntendata}; }
 };
 
 struct DataView {

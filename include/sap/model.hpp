@@ -43,6 +43,9 @@ enum ActuatorType : int {
   kActPD = 3,        // implicit PD with position target ctrl and velocity target ctrl_vel
 };
 
+// Tendon path elements, numbered as MuJoCo's mjtWrap.
+enum WrapType : int { kWrapNone = 0, kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
+
 // Fluid model of a body (MuJoCo's mj_fluid): none (massless or no fluid), the inertia-box
 // model, or the ellipsoid model of its geoms with fluidshape="ellipsoid".
 enum FluidMode : int { kFluidNone = 0, kFluidInertiaBox = 1, kFluidEllipsoid = 2 };
@@ -171,7 +174,12 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(actuator_forcelimited, int, nu)                                             \
   X(actuator_forcerange, double, nu * 2)                                         \
   X(actuator_tendonid, int, nu) /* -1: joint transmission; else the fixed tendon it drives */ \
-  /* fixed tendons: length L = sum_k wrap_coef[k] q[wrap_jntid[k]] over k in [adr, adr + num) */ \
+  /* tendons (MuJoCo's layout): path elements [tendon_adr, + tendon_num) of the wrap arrays. A */ \
+  /* fixed tendon's are joints (wrap_type kWrapJoint, wrap_objid a hinge/slide joint, wrap_prm  */ \
+  /* its coefficient): L = sum coef q. A spatial tendon's are sites, wrapping geoms (wrap_prm: */ \
+  /* the sidesite, -1 none) and pulleys (wrap_prm: divisor), kernels/spatial_tendon.hpp; its  */ \
+  /* length and moment arms are per-world data (ten_length, ten_moment), like every tendon's  */ \
+  /* when one is spatial (ntendata = ntendon, else 0). */                        \
   X(tendon_adr, int, ntendon)                                                   \
   X(tendon_num, int, ntendon)                                                   \
   X(tendon_limited, int, ntendon)                                               \
@@ -179,8 +187,12 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(tendon_stiffness, double, ntendon) /* spring -k (L - lengthspring), explicit */ \
   X(tendon_lengthspring, double, ntendon)                                       \
   X(tendon_damping, double, ntendon) /* -b dL/dt, implicit like dof_damping */  \
-  X(wrap_jntid, int, nwrap)          /* hinge or slide joint */                 \
-  X(wrap_coef, double, nwrap)                                                   \
+  X(wrap_type, int, nwrap)           /* WrapType */                             \
+  X(wrap_objid, int, nwrap)          /* joint, site or geom */                  \
+  X(wrap_prm, double, nwrap)         /* coefficient, sidesite or divisor */     \
+  /* sites: points fixed to bodies (the path points of spatial tendons) */      \
+  X(site_bodyid, int, nsite)                                                    \
+  X(site_pos, double, nsite * 3)     /* in the body frame */                    \
   /* equality constraints (EqualityType; eq_data layout there) */               \
   X(eq_type, int, neq)                                                          \
   X(eq_obj1id, int, neq) /* joint (kEqJoint), tendon (kEqTendon) or body */     \
@@ -203,7 +215,7 @@ struct ModelView {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
-  int nfluidbody = 0, nfluidgeom = 0;
+  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0;
   double gravity[3] = {0, 0, 0};
   double fluid_density = 0, fluid_viscosity = 0, fluid_wind[3] = {0, 0, 0};  // MuJoCo's <option>
 #define SAP_X(name, type, count) const type* name = nullptr;
@@ -291,7 +303,7 @@ struct Model {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
-  int nfluidbody = 0, nfluidgeom = 0;
+  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double fluid_density = 0, fluid_viscosity = 0;  // kg/m^3, Pa s
   std::array<double, 3> fluid_wind{0.0, 0.0, 0.0};  // m/s, world
@@ -302,7 +314,7 @@ struct Model {
 #undef SAP_X
 
   std::vector<std::string> body_names, jnt_names, geom_names, actuator_names, tendon_names, eq_names;
-  std::vector<std::string> mesh_names, hfield_names;
+  std::vector<std::string> mesh_names, hfield_names, site_names;
 
   int body_id(const std::string& name) const;      // -1 when absent
   int joint_id(const std::string& name) const;     // -1 when absent

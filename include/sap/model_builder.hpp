@@ -92,10 +92,30 @@ struct HfieldSpec {
   std::vector<double> data;
 };
 
-// Fixed tendon: length L = sum coef_k q_k over 1-dof joints (MJCF <tendon><fixed>).
+// A point fixed to a body (MJCF <site>): the path points of spatial tendons.
+struct SiteSpec {
+  std::string name;
+  int body = 0;
+  Vec3d pos{0, 0, 0};  // in the body frame
+};
+
+// One element of a spatial tendon's path (MJCF <spatial> children; kernels/spatial_tendon.hpp):
+// a site, a wrapping sphere or cylinder geom (with its sidesite, -1 none) between two sites,
+// or a pulley (divisor).
+struct WrapSpec {
+  int type = kWrapSite;  // kWrapSite, kWrapSphere, kWrapCylinder, kWrapPulley
+  int obj = -1;          // site index (add_site) or geom index (add_geom)
+  int sidesite = -1;
+  double divisor = 1;
+};
+
+// Tendon: fixed, length L = sum coef_k q_k over 1-dof joints (MJCF <tendon><fixed>), or
+// spatial, a path through sites (MJCF <tendon><spatial>; `path` not empty).
 struct TendonSpec {
   std::string name;
   std::vector<std::pair<int, double>> joints;  // (joint index, coefficient)
+  std::vector<WrapSpec> path;                  // spatial tendon
+  bool lengthspring_at_springref = false;      // lengthspring: the length at qpos_spring (MuJoCo's -1)
   bool limited = false;
   std::array<double, 2> range{0, 0};
   double stiffness = 0, lengthspring = 0, damping = 0;
@@ -165,6 +185,8 @@ class ModelBuilder {
   int add_geom(int body, const GeomSpec& g);
   int add_actuator(const ActuatorSpec& a);
   int add_tendon(const TendonSpec& t);
+  int add_site(const SiteSpec& s);
+  int find_site(const std::string& name) const;  // -1 when absent
   int add_equality(const EqualitySpec& e);
   int add_mesh(const MeshSpec& m);      // returns the mesh id for GeomSpec::dataid
   int add_hfield(const HfieldSpec& h);  // returns the hfield id for GeomSpec::dataid
@@ -193,6 +215,7 @@ class ModelBuilder {
   int find_body(const std::string& name) const;
   int find_joint(const std::string& name) const;
   int find_geom(const std::string& name) const;  // -1 when absent
+  const GeomSpec& geom(int i) const { return geoms_.at(static_cast<std::size_t>(i)).spec; }
 
   // Builds and validates the model; throws std::runtime_error on inconsistent input.
   Model finalize() const;
@@ -211,6 +234,7 @@ class ModelBuilder {
   std::vector<GeomEntry> geoms_;
   std::vector<ActuatorSpec> actuators_;
   std::vector<TendonSpec> tendons_;
+  std::vector<SiteSpec> sites_;
   std::vector<EqualitySpec> equalities_;
   std::vector<MeshSpec> meshes_;
   std::vector<HfieldSpec> hfields_;
@@ -218,6 +242,7 @@ class ModelBuilder {
   double fluid_density_ = 0, fluid_viscosity_ = 0;
   void finalize_fluid(Model& m) const;
   void finalize_springdampers(Model& m, const std::vector<int>& joint_final) const;
+  void finalize_tendon_lengths(Model& m) const;
   Vec3d fluid_wind_{0, 0, 0};
   double timestep_ = 0.001;
   CollisionFilter filter_;

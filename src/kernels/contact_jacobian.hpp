@@ -6,6 +6,7 @@
 #include "kernels/sap_constraints.hpp"
 #include "kernels/step_params.hpp"
 #include "kernels/team_scan.hpp"
+#include "kernels/spatial_tendon.hpp"
 #include "kernels/tendon_coupling.hpp"
 #include "sap/contacts.hpp"
 #include "sap/math/quat.hpp"
@@ -535,16 +536,13 @@ struct ConstraintSetupKernel {
     // tau_d = h, beta = limit_near_rigid_threshold, window 2 h max(|dL/dt|, |J v*|)).
     for (int t = 0; t < m.ntendon; ++t) {
       if (!m.tendon_limited[t]) continue;
-      const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-      double L = 0, Ld = 0, Ls = 0, wgt = 0;
-      for (int k = adr; k < adr + num; ++k) {
-        const int j = m.wrap_jntid[k], dof = m.jnt_dofadr[j];
-        const double c = m.wrap_coef[k];
-        L += c * qpos[m.jnt_qposadr[j]];
+      const double L = tendon_length<double>(m, t, qpos, d.ten_length(w));
+      double Ld = 0, Ls = 0, wgt = 0;
+      for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) {
         Ld += c * qvel[dof];
         Ls += c * d.v_star(w)[dof];
         wgt += c * c / A[dof * ld + dof];
-      }
+      });
       const double window = 2.0 * h * max_(abs_(Ld), abs_(Ls));
       const double beta = p.config.limit_near_rigid_threshold;
       const double R = max_(beta * beta / (4 * kPi * kPi) * wgt, 1.0 / (h * p.config.limit_stiffness * (2 * h)));
@@ -553,8 +551,7 @@ struct ConstraintSetupKernel {
         const double gap = side == 0 ? L - lo : hi - L;
         if (!(gap <= window) || n >= cap) continue;
         s.hol_jac_n(w)[n] = 0;
-        for (int k = adr; k < adr + num; ++k)
-          insert_holonomic_entry(w, n, m.jnt_dofadr[m.wrap_jntid[k]], (side == 0 ? 1.0 : -1.0) * m.wrap_coef[k]);
+        add_tendon_entries(w, n, t, side == 0 ? 1.0 : -1.0);
         n = put_holonomic_params(w, n, R, -gap / (2 * h), 0.0, inf);
       }
     }
@@ -578,8 +575,10 @@ struct ConstraintSetupKernel {
         if (j2 >= 0 && dpoly != 0) insert_holonomic_entry(w, n, m.jnt_dofadr[j2], -dpoly);
       } else if (type == kEqTendon) {  // kernels/tendon_coupling.hpp: row J1 - p'(x) J2
         const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
+        const double* tl = d.ten_length(w);
         const TendonCouplingRow<double> r = tendon_coupling<double>(
-            fixed_tendon_length(t1, qpos), ed[5], t2 >= 0, t2 >= 0 ? fixed_tendon_length(t2, qpos) : 0.0, ed[6], ed);
+            tendon_length<double>(m, t1, qpos, tl), ed[5], t2 >= 0, t2 >= 0 ? tendon_length<double>(m, t2, qpos, tl) : 0.0,
+            ed[6], ed);
         g[0] = r.g;
         s.hol_jac_n(w)[n] = 0;
         add_tendon_entries(w, n, t1, 1.0);
@@ -657,16 +656,13 @@ struct ConstraintSetupKernel {
     for (int u = 0; u < m.nu && n < cap; ++u) {
       const int t = m.actuator_tendonid[u], type = m.actuator_type[u];
       if (t < 0 || type == kActMotor) continue;
-      const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-      double L = 0, wgt = 0;
+      const double L = tendon_length<double>(m, t, qpos, d.ten_length(w));
+      double wgt = 0;
       s.hol_jac_n(w)[n] = 0;
-      for (int k = adr; k < adr + num; ++k) {
-        const int j = m.wrap_jntid[k], dof = m.jnt_dofadr[j];
-        const double c = m.wrap_coef[k];
-        L += c * qpos[m.jnt_qposadr[j]];
+      for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) {
         wgt += c * c / A[dof * ld + dof];
         insert_holonomic_entry(w, n, dof, c);
-      }
+      });
       double* hp = s.hol_param(w) + kNumHolonomicParams * n;
       hp[kHolKind] = kHolKindPd;
       pd_row_params(w, u, 1.0 / wgt, L, hp + kHolPd);
@@ -675,17 +671,10 @@ struct ConstraintSetupKernel {
     s.hol_count(w)[0] = n;
   }
 
-  // Length of fixed tendon t at qpos: sum coef q.
-  SAP_HD double fixed_tendon_length(int t, const double* qpos) const {
-    double L = 0;
-    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
-      L += m.wrap_coef[k] * qpos[m.jnt_qposadr[m.wrap_jntid[k]]];
-    return L;
-  }
-  // Adds scale J_t (fixed tendon t) to row n, summing entries of a dof already in the row.
+  // Adds scale J_t (tendon t, kernels/spatial_tendon.hpp) to row n, summing entries of a dof
+  // already in the row.
   SAP_HD void add_tendon_entries(int w, int n, int t, double scale) const {
-    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
-      add_holonomic_entry(w, n, m.jnt_dofadr[m.wrap_jntid[k]], scale * m.wrap_coef[k]);
+    for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) { add_holonomic_entry(w, n, dof, scale * c); });
   }
   // Adds val to row n's entry of dof (inserted when absent, keeping the dofs decreasing).
   SAP_HD void add_holonomic_entry(int w, int n, int dof, double val) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/kinematics.hpp"
+#include "kernels/spatial_tendon.hpp"
 #include "sap/data.hpp"
 #include "sap/math/spatial.hpp"
 #include "sap/model.hpp"
@@ -150,7 +151,8 @@ SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cd
 // team; fixed-tendon springs (a scatter onto their joints' dofs) on lane 0 after a barrier.
 // The caller syncs afterwards.
 template <class S, class Team>
-SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, double* spring_out) {
+SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, const double* ten_length,
+                          const double* ten_moment, double* spring_out) {
   for (int i = team.rank(); i < m.nv; i += team.size()) {
     const int j = m.dof_jntid[i];
     const int t = m.jnt_type[j];
@@ -161,24 +163,21 @@ SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, do
   if (m.ntendon == 0) return;
   team.sync();
   if (team.rank() != 0) return;  // one-lane: fixed-tendon springs (scatter over the tendons' joints)
-  // Fixed-tendon springs: J_t^T (-k (L - lengthspring)), L = sum c_k q_k.
+  // Tendon springs: J_t^T (-k (L - lengthspring)) (kernels/spatial_tendon.hpp: fixed or spatial).
   for (int t = 0; t < m.ntendon; ++t) {
     if (m.tendon_stiffness[t] == 0) continue;
-    const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-    S L = S(0);
-    for (int k = adr; k < adr + num; ++k) L += S(m.wrap_coef[k]) * S(qpos[m.jnt_qposadr[m.wrap_jntid[k]]]);
+    const S L = tendon_length<S>(m, t, qpos, ten_length);
     const S f = -S(m.tendon_stiffness[t]) * (L - S(m.tendon_lengthspring[t]));
-    for (int k = adr; k < adr + num; ++k) {
-      const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-      spring_out[dof] = double(S(spring_out[dof]) + S(m.wrap_coef[k]) * f);
-    }
+    for_each_tendon_dof(m, t, ten_moment,
+                        [&](int dof, double c) { spring_out[dof] = double(S(spring_out[dof]) + S(c) * f); });
   }
 }
 
 template <class S>
-SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring_out) {
+SAP_HD void spring_forces(const ModelView& m, const double* qpos, const double* ten_length, const double* ten_moment,
+                          double* spring_out) {
   SerialTeam one;
-  spring_forces<S>(one, m, qpos, spring_out);
+  spring_forces<S>(one, m, qpos, ten_length, ten_moment, spring_out);
 }
 
 // Feed-forward generalized force of motor actuators: gear * clamp(clamp(ctrl, ctrlrange), forcerange).

@@ -34,6 +34,10 @@ struct KinematicsKernel {
       team.sync();
     }
     com_quantities<S>(team, m, d.xpos(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w), d.cinert(w), d.cdof(w));
+    if (m.ntendata > 0) {  // spatial tendons' lengths and moment arms (kernels/spatial_tendon.hpp)
+      team.sync();
+      tendon_kinematics<S>(team, m, d.xpos(w), d.xmat(w), d.cdof(w), d.ten_length(w), d.ten_moment(w));
+    }
   }
 };
 
@@ -128,12 +132,12 @@ struct FreeMotionKernel {
     if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: tendon damping in A (a scatter)
       for (int t = 0; t < m.ntendon; ++t) {  // h b J_t^T J_t (both triangles: A is full)
         if (m.tendon_damping[t] == 0) continue;
-        const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-        for (int a = adr; a < adr + num; ++a)
-          for (int b = adr; b < adr + num; ++b) {
-            const int idx = m.jnt_dofadr[m.wrap_jntid[a]] * ld + m.jnt_dofadr[m.wrap_jntid[b]];
-            A[idx] = T(S(A[idx]) + S(h) * S(m.tendon_damping[t]) * S(m.wrap_coef[a]) * S(m.wrap_coef[b]));
-          }
+        for_each_tendon_dof(m, t, d.ten_moment(w), [&](int da, double ca) {
+          for_each_tendon_dof(m, t, d.ten_moment(w), [&](int db, double cb) {
+            const int idx = da * ld + db;
+            A[idx] = T(S(A[idx]) + S(h) * S(m.tendon_damping[t]) * S(ca) * S(cb));
+          });
+        });
       }
     }
     if (m.ntendon > 0) team.sync();
@@ -155,7 +159,7 @@ struct FreeMotionKernel {
     bias_forces<S>(team, m, qvel, d.cdof(w), dw.cdof_dot(w), d.cinert(w), dw.cvel(w), dw.cacc(w), dw.cfrc(w),
                    dw.qfrc_bias(w));
     composite_inertias<S>(team, m, d.cinert(w), dw.crb(w));
-    spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
+    spring_forces<S>(team, m, state_in.qpos(w), d.ten_length(w), d.ten_moment(w), dw.qfrc_spring(w));
     team.sync();
     const double* applied = control.qfrc_applied(w);
     for (int i = team.rank(); i < nv; i += team.size())
@@ -174,10 +178,7 @@ struct FreeMotionKernel {
               k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
             } else {  // tendon transmission: J_t^T (gear ctrl)
               const S f = motor_force<S>(m, u, ctrl[u]);
-              for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
-                const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-                k0[dof] = double(S(k0[dof]) + S(m.wrap_coef[k]) * f);
-              }
+              for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) { k0[dof] = double(S(k0[dof]) + S(c) * f); });
             }
           }
         // Fluid forces (kernels/fluid_forces.hpp), explicit at v_n.
@@ -186,13 +187,11 @@ struct FreeMotionKernel {
         // Tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as dof_damping).
         for (int t = 0; t < m.ntendon; ++t) {
           if (m.tendon_damping[t] == 0) continue;
-          const int adr = m.tendon_adr[t], num = m.tendon_num[t];
           S Ld = S(0);
-          for (int k = adr; k < adr + num; ++k) Ld += S(m.wrap_coef[k]) * S(qvel[m.jnt_dofadr[m.wrap_jntid[k]]]);
-          for (int k = adr; k < adr + num; ++k) {
-            const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-            k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(m.wrap_coef[k]) * Ld);
-          }
+          for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) { Ld += S(c) * S(qvel[dof]); });
+          for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) {
+            k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(c) * Ld);
+          });
         }
       }
     }

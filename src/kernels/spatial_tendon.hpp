@@ -26,9 +26,6 @@
 
 namespace sap {
 
-// Path element types, numbered as MuJoCo's mjtWrap.
-enum WrapType : int { kWrapNone = 0, kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
-
 // The model arrays a spatial tendon's path reads (ids in the path are ids into these arrays).
 struct SpatialPathView {
   const int* wrap_type = nullptr;     // WrapType per path element
@@ -41,6 +38,21 @@ struct SpatialPathView {
   const double* geom_quat = nullptr;
   const double* geom_size = nullptr;  // size[0]: the wrapping radius
 };
+
+// The model's spatial-path arrays.
+SAP_HDI SpatialPathView spatial_path_view(const ModelView& m) {
+  SpatialPathView p;
+  p.wrap_type = m.wrap_type;
+  p.wrap_objid = m.wrap_objid;
+  p.wrap_prm = m.wrap_prm;
+  p.site_bodyid = m.site_bodyid;
+  p.site_pos = m.site_pos;
+  p.geom_bodyid = m.geom_bodyid;
+  p.geom_pos = m.geom_pos;
+  p.geom_quat = m.geom_quat;
+  p.geom_size = m.geom_size;
+  return p;
+}
 
 namespace wrap_detail {
 
@@ -371,6 +383,54 @@ SAP_HD S spatial_tendon_length_moment(const ModelView& m, const SpatialPathView&
                                 [&](const PathPoint<S>& a, const PathPoint<S>& b, const Vec3<S>& u, S inv_divisor) {
                                   add_piece_moment<S>(m, xpos, cdof, a, b, u, inv_divisor, moment);
                                 });
+}
+
+}  // namespace sap
+
+namespace sap {
+
+// ---------------------------------------------------------------- tendons of one world
+// A fixed tendon's length and moment arms follow from q and its joints' coefficients; a spatial
+// tendon's are the world's per-world data ten_length[t], ten_moment[t * nv ..] (tendon_kinematics).
+
+SAP_HDI bool tendon_is_spatial(const ModelView& m, int t) { return m.wrap_type[m.tendon_adr[t]] != kWrapJoint; }
+
+template <class S>
+SAP_HDI S tendon_length(const ModelView& m, int t, const double* qpos, const double* ten_length) {
+  if (tendon_is_spatial(m, t)) return S(ten_length[t]);
+  S L = S(0);
+  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
+    L += S(m.wrap_prm[k]) * S(qpos[m.jnt_qposadr[m.wrap_objid[k]]]);
+  return L;
+}
+
+// f(dof, dL/dq_dof) over the non-zero moment arms of tendon t.
+template <class F>
+SAP_HDI void for_each_tendon_dof(const ModelView& m, int t, const double* ten_moment, F&& f) {
+  if (tendon_is_spatial(m, t)) {
+    const double* row = ten_moment + static_cast<long long>(t) * m.nv;
+    for (int dof = 0; dof < m.nv; ++dof)
+      if (row[dof] != 0) f(dof, row[dof]);
+    return;
+  }
+  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) f(m.jnt_dofadr[m.wrap_objid[k]], m.wrap_prm[k]);
+}
+
+// Most non-zero moment arms tendon t can have (the rows' capacity).
+SAP_HDI int tendon_max_dofs(const ModelView& m, int t) { return tendon_is_spatial(m, t) ? m.nv : m.tendon_num[t]; }
+
+// Lengths and moment arms of the spatial tendons of one world, strided over the team (poses
+// and cdof of the world computed). The caller syncs afterwards.
+template <class S, class Team>
+SAP_HD void tendon_kinematics(Team& team, const ModelView& m, const double* xpos, const double* xmat,
+                              const double* cdof, double* ten_length, double* ten_moment) {
+  if (m.ntendata == 0) return;
+  const SpatialPathView p = spatial_path_view(m);
+  for (int t = team.rank(); t < m.ntendon; t += team.size()) {
+    if (!tendon_is_spatial(m, t)) continue;
+    ten_length[t] = double(spatial_tendon_length_moment<S>(m, p, m.tendon_adr[t], m.tendon_num[t], xpos, xmat, cdof,
+                                                           ten_moment + static_cast<long long>(t) * m.nv));
+  }
 }
 
 }  // namespace sap

@@ -201,8 +201,8 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
   }
   for (int k = 0; k < m.nwrap; ++k) {
     ASSERT_EQ(mm->wrap_type[k], mjWRAP_JOINT);
-    EXPECT_EQ(m.wrap_jntid[static_cast<std::size_t>(k)], mm->wrap_objid[k]);
-    EXPECT_DOUBLE_EQ(m.wrap_coef[static_cast<std::size_t>(k)], mm->wrap_prm[k]);
+    EXPECT_EQ(m.wrap_objid[static_cast<std::size_t>(k)], mm->wrap_objid[k]);
+    EXPECT_DOUBLE_EQ(m.wrap_prm[static_cast<std::size_t>(k)], mm->wrap_prm[k]);
   }
   ASSERT_EQ(m.neq, mm->neq);
   for (int e = 0; e < m.neq; ++e) {
@@ -285,8 +285,8 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
       double L = 0;
       for (int k = m.tendon_adr[static_cast<std::size_t>(t)];
            k < m.tendon_adr[static_cast<std::size_t>(t)] + m.tendon_num[static_cast<std::size_t>(t)]; ++k)
-        L += m.wrap_coef[static_cast<std::size_t>(k)] *
-             q[m.jnt_qposadr[static_cast<std::size_t>(m.wrap_jntid[static_cast<std::size_t>(k)])]];
+        L += m.wrap_prm[static_cast<std::size_t>(k)] *
+             q[m.jnt_qposadr[static_cast<std::size_t>(m.wrap_objid[static_cast<std::size_t>(k)])]];
       EXPECT_NEAR(L, mj.d->ten_length[t], 1e-12) << "tendon " << t;
     }
     // Springs: MuJoCo's qfrc_passive with damping switched off by zero velocity.
