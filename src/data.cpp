@@ -8,6 +8,7 @@ State::State(const Model& m, int nworld, Backend b) : nworld_(nworld), backend_(
   if (nworld <= 0) throw std::runtime_error("State: nworld must be positive, got " + std::to_string(nworld));
   qpos.allocate(b, nworld, static_cast<std::size_t>(m.nq));
   qvel.allocate(b, nworld, static_cast<std::size_t>(m.nv));
+  act.allocate(b, nworld, static_cast<std::size_t>(m.na));
   reset(m);
 }
 
@@ -19,11 +20,13 @@ void State::reset(const Model& m) {
           m.qpos0[static_cast<std::size_t>(i)];
   qpos.buffer().upload(q);
   qvel.buffer().zero();
+  act.buffer().zero();
 }
 
 void State::copy_from(const State& o) {
   qpos.buffer().copy_from(o.qpos.buffer());
   qvel.buffer().copy_from(o.qvel.buffer());
+  act.buffer().copy_from(o.act.buffer());
 }
 
 Control::Control(const Model& m, int nworld, Backend b) {

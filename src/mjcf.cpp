@@ -8,6 +8,8 @@
 // MuJoCo's body, joint, dof and geom numbering.
 #include "sap/mjcf.hpp"
 
+#include "kernels/actuator_dynamics.hpp"
+
 #include <tinyxml2.h>
 
 #include <Eigen/Dense>
@@ -97,6 +99,9 @@ struct ActAttrs {
   double biasprm[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   double inheritrange = 0, dampratio = 0;
   bool timeconst = false;
+  double dynprm[3] = {1, 0, 0};
+  int actlimited = -1, actearly = 0;
+  double actrange[2] = {0, 0};
 };
 
 struct DefaultClass {
@@ -703,8 +708,13 @@ class MjcfImporter {
     import::read_bool(f, n.el, "forcelimited", a.forcelimited, true);
     import::read_fixed(f, n.el, "ctrlrange", 2, a.ctrlrange);
     import::read_fixed(f, n.el, "forcerange", 2, a.forcerange);
+    import::read_bool(f, n.el, "actlimited", a.actlimited, true);
+    import::read_fixed(f, n.el, "actrange", 2, a.actrange);
+    import::read_bool(f, n.el, "actearly", a.actearly);
     if (tag == "general") {
       import::read_string(n.el, "dyntype", a.dyntype);
+      if (import::read_numbers(f, n.el, "dynprm", 1, 10, v))
+        for (std::size_t i = 0; i < std::min<std::size_t>(v.size(), 3); ++i) a.dynprm[i] = v[i];
       import::read_string(n.el, "gaintype", a.gaintype);
       import::read_string(n.el, "biastype", a.biastype);
       if (import::read_numbers(f, n.el, "gainprm", 1, 10, v))
@@ -726,9 +736,10 @@ class MjcfImporter {
       import::read_double(f, n.el, "dampratio", a.dampratio);
       import::read_double(f, n.el, "inheritrange", a.inheritrange);
       double tc = 0;
-      if (import::read_double(f, n.el, "timeconst", tc)) a.timeconst = tc > 0;
+      import::read_double(f, n.el, "timeconst", tc);
       if (kp < 0 || kv < 0) fail(where(n), "position actuator: kp and kv must be non-negative");
-      a.dyntype = "none";
+      a.dyntype = tc > 0 ? "filterexact" : "none";  // MuJoCo: timeconst makes the target a filtered ctrl
+      a.dynprm[0] = tc > 0 ? tc : 1;
       a.gaintype = "fixed";
       a.biastype = "affine";
       std::fill(a.gainprm, a.gainprm + 10, 0.0);
@@ -1624,10 +1635,20 @@ class MjcfImporter {
       if (jr.type != kJointHinge && jr.type != kJointSlide)
         fail(where(n), label + ": joint '" + jname + "' must be a hinge or slide joint");
     }
-    if (a.dyntype != "none" || a.timeconst) {
-      unsupported(n, "actuator dynamics", label + " has activation dynamics (dyntype/timeconst)");
+    // Activation dynamics (kernels/actuator_dynamics.hpp): the law's input is the activation.
+    static const std::map<std::string, int> dyntypes = {
+        {"none", kDynNone}, {"integrator", kDynIntegrator}, {"filter", kDynFilter}, {"filterexact", kDynFilterExact}};
+    const auto dyn = dyntypes.find(a.dyntype);
+    if (dyn == dyntypes.end()) {
+      if (a.dyntype == "muscle" || a.dyntype == "user")
+        unsupported(n, "actuator dynamics", label + " has dyntype '" + a.dyntype + "'");
+      else
+        fail(where(n), label + ": unknown dyntype '" + a.dyntype + "'");
       return;
     }
+    const bool actlimited = a.actlimited == 1 || (a.actlimited == -1 && autolimits_ && !(a.actrange[0] == 0 && a.actrange[1] == 0));
+    if (dyn->second != kDynNone && (dyn->second == kDynFilter || dyn->second == kDynFilterExact) && !(a.dynprm[0] > 0))
+      fail(where(n), label + ": a filter needs a positive time constant dynprm[0]");
     if (a.gaintype != "fixed") {
       unsupported(n, "actuator gaintype", label + " has gaintype '" + a.gaintype + "' (only 'fixed')");
       return;
@@ -1641,6 +1662,11 @@ class MjcfImporter {
     s.joint = jr.builder_index;
     s.tendon = tendon;
     s.gear = a.gear;
+    s.dyntype = dyn->second;
+    s.dynprm = {a.dynprm[0], a.dynprm[1], a.dynprm[2]};
+    s.actlimited = dyn->second != kDynNone && actlimited;
+    s.actrange = {a.actrange[0], a.actrange[1]};
+    s.actearly = dyn->second != kDynNone && a.actearly != 0;
     // MuJoCo's force on the joint (length G q, G = gear):
     //   qfrc = G clamp(g0 ctrl + b0 + b1 G q + b2 G qdot, forcerange)      (biastype affine)
     // Ours (kernels/contact_jacobian.hpp, setup_pd) with gear g and gains kp, kd:

@@ -131,6 +131,8 @@ ModelView Model::view() const {
   v.nfluidbody = nfluidbody;
   v.nsite = nsite;
   v.ntendata = ntendata;
+  v.na = na;
+  v.nuact = nuact;
   v.nfluidgeom = nfluidgeom;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
   v.fluid_density = fluid_density;

@@ -719,6 +719,25 @@ Model ModelBuilder::finalize() const {
     m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
     append(m.actuator_forcerange, {a.forcerange[0], a.forcerange[1]});
   };
+  bool any_dynamics = false;
+  for (const ActuatorSpec& a : actuators_) any_dynamics |= a.dyntype != 0;
+  if (any_dynamics) {  // activation state: one per actuator with dynamics
+    for (const ActuatorSpec& a : actuators_) {
+      if (a.dyntype < 0 || a.dyntype > 3)
+        throw std::runtime_error("actuator '" + a.name + "': unknown activation dynamics " + std::to_string(a.dyntype));
+      if ((a.dyntype == 2 || a.dyntype == 3) && !(a.dynprm[0] > 0))
+        throw std::runtime_error("actuator '" + a.name + "': a filter needs a positive time constant");
+      if (a.actlimited && !(a.actrange[0] <= a.actrange[1]))
+        throw std::runtime_error("actuator '" + a.name + "': actrange lower bound exceeds upper bound");
+      m.actuator_actadr.push_back(a.dyntype != 0 ? m.na++ : -1);
+      m.actuator_dyntype.push_back(a.dyntype);
+      append(m.actuator_dynprm, {a.dynprm[0], a.dynprm[1], a.dynprm[2]});
+      m.actuator_actlimited.push_back(a.actlimited ? 1 : 0);
+      append(m.actuator_actrange, {a.actrange[0], a.actrange[1]});
+      m.actuator_actearly.push_back(a.actearly ? 1 : 0);
+    }
+    m.nuact = static_cast<int>(actuators_.size());
+  }
   for (const ActuatorSpec& a : actuators_) {
     if (a.tendon >= 0) {
       if (a.tendon >= m.ntendon)

@@ -105,6 +105,8 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
     init_qvel_.allocate(b, nblock, static_cast<std::size_t>(m.nv));
     init_qpos_.buffer().upload(qa.data(), init_qpos_.buffer().size());
     init_qvel_.buffer().upload(va.data(), init_qvel_.buffer().size());
+    zero_act_.allocate(b, 1, static_cast<std::size_t>(m.na));
+    zero_act_.buffer().zero();
   }
   flags_.allocate(b, nw);
   flags2_.allocate(b, nw);
@@ -260,6 +262,7 @@ void Simulator::reset(const WorldSelection& sel, const ResetOptions& o) {
   }
   rollout_->copy(nworld_, m.nq, state_->qpos.slab(), q, f);
   rollout_->copy(nworld_, m.nv, state_->qvel.slab(), v, f);
+  if (m.na > 0) rollout_->copy(nworld_, m.na, state_->act.slab(), Slab<const double>{zero_act_.buffer().data(), 0}, f);
   if (o.qpos_noise > 0 || o.qvel_noise > 0)
     rollout_->reset_noise(nworld_, model_.view(), state_->view(), f, o.qpos_noise,
                           o.qvel_noise, o.seed);
@@ -349,6 +352,7 @@ std::vector<std::pair<std::string, long long>> Simulator::buffer_bytes_per_world
     if (!st) return;
     add(name + ".qpos", st->qpos);
     add(name + ".qvel", st->qvel);
+    add(name + ".act", st->act);
   };
   add_state("state", state_.get());
   add("control.ctrl", control_->ctrl);
@@ -542,6 +546,8 @@ void Simulator::retry_step(double dt) {
     flags2_.upload(ok);  // rescued at this level: take the sub-stepped state
     rollout_->copy(nworld_, scene_.model.nq, state_->qpos.slab(), cs(trial_->qpos), flags2_.data());
     rollout_->copy(nworld_, scene_.model.nv, state_->qvel.slab(), cs(trial_->qvel), flags2_.data());
+    if (scene_.model.na > 0)
+      rollout_->copy(nworld_, scene_.model.na, state_->act.slab(), cs(trial_->act), flags2_.data());
   }
   for (std::size_t w = 0; w < nw; ++w) {
     if (!bad[w]) continue;
@@ -642,7 +648,7 @@ std::vector<int> Simulator::failed_worlds() const {
 struct Snapshot::Impl {
   int nworld = 0;
   Backend backend = Backend::CPU;
-  BatchedArray<double> qpos, qvel, ctrl, ctrl_vel, ctrl_ff, qfrc_applied;
+  BatchedArray<double> qpos, qvel, act, ctrl, ctrl_vel, ctrl_ff, qfrc_applied;
   BatchedArray<int> counters;
   double time = 0;
 };
@@ -671,6 +677,7 @@ void Simulator::save(Snapshot& snap, const WorldSelection& worlds) {
     i.backend = b;
     i.qpos.allocate(b, nworld_, static_cast<std::size_t>(m.nq));
     i.qvel.allocate(b, nworld_, static_cast<std::size_t>(m.nv));
+    i.act.allocate(b, nworld_, static_cast<std::size_t>(m.na));
     i.ctrl.allocate(b, nworld_, static_cast<std::size_t>(m.nu));
     i.ctrl_vel.allocate(b, nworld_, static_cast<std::size_t>(m.nu));
     i.ctrl_ff.allocate(b, nworld_, static_cast<std::size_t>(m.nu));
@@ -684,6 +691,7 @@ void Simulator::save(Snapshot& snap, const WorldSelection& worlds) {
   const int* f = flags_.data();
   rollout_->copy(nworld_, m.nq, i.qpos.slab(), cs(state_->qpos), f);
   rollout_->copy(nworld_, m.nv, i.qvel.slab(), cs(state_->qvel), f);
+  if (m.na > 0) rollout_->copy(nworld_, m.na, i.act.slab(), cs(state_->act), f);
   rollout_->copy(nworld_, m.nu, i.ctrl.slab(), cs(control_->ctrl), f);
   rollout_->copy(nworld_, m.nu, i.ctrl_vel.slab(), cs(control_->ctrl_vel), f);
   rollout_->copy(nworld_, m.nu, i.ctrl_ff.slab(), cs(control_->ctrl_ff), f);
@@ -703,6 +711,7 @@ void Simulator::restore(const Snapshot& snap, const WorldSelection& worlds) {
   const int* f = flags_.data();
   rollout_->copy(nworld_, m.nq, state_->qpos.slab(), cs(i.qpos), f);
   rollout_->copy(nworld_, m.nv, state_->qvel.slab(), cs(i.qvel), f);
+  if (m.na > 0) rollout_->copy(nworld_, m.na, state_->act.slab(), cs(i.act), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl.slab(), cs(i.ctrl), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl_vel.slab(), cs(i.ctrl_vel), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl_ff.slab(), cs(i.ctrl_ff), f);

@@ -319,6 +319,7 @@ void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& contro
     auto gather = [&](int n, auto dst, auto src) { rollout_->gather(k, n, dst, src, slot_world); };
     gather(model_.nq, slot_in_->qpos.slab(), in.qpos.slab());
     gather(model_.nv, slot_in_->qvel.slab(), in.qvel.slab());
+    if (model_.na > 0) gather(model_.na, slot_in_->act.slab(), in.act.slab());
     if (model_.nu > 0) {
       gather(model_.nu, slot_control_->ctrl.slab(), control.ctrl.slab());
       gather(model_.nu, slot_control_->ctrl_vel.slab(), control.ctrl_vel.slab());
@@ -343,7 +344,8 @@ void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& contro
     solver64_->step(*slot_in_, *slot_out_, *slot_control_, *slot_contacts_, dt);
     const State& trial = *slot_out_;
     rollout_->retry_merge(k, RetryMergeKernel{slot_world, model_.nq, model_.nv, trial.view(), solver64_->status_data(),
-                                              out.view(), status_.data(), counters, counters + nworld_});
+                                              out.view(), status_.data(), counters, counters + nworld_,
+                                              model_.na});
     if (fp64_retry_in_graph_ || total <= k) return;
   }
 }
@@ -387,7 +389,8 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   }
   Slab<const double> v_new{sv.v.ptr, sv.v.stride};
   mark(kAfterSolve);
-  launch_->integrate(nworld_, m, in.view(), v_new, out.view(), config_.position_integration, dt, status_.data());
+  launch_->integrate(nworld_, m, in.view(), v_new, control.view(), out.view(), config_.position_integration, dt,
+                     status_.data());
   mark(kAfterIntegrate);
   timed_ = timing_;
 }

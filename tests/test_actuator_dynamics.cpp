@@ -278,3 +278,54 @@ TEST(MuscleArm, HostEulerFollowsMuJoCoForOneSecond) {
 }
 
 }  // namespace
+
+#include "sap/solver_sap.hpp"
+
+namespace {
+
+// Activation state through the solver: the activations of filter, filterexact and (limited)
+// integrator actuators under constant controls follow their closed forms, step after step,
+// whatever the bodies do (act does not depend on q): filter act_n = c (1 - (1 - h/tau)^n)
+// (MuJoCo's Euler), filterexact c (1 - exp(-n h / tau)), integrator clamp(n h c, actrange).
+// The motor's force is gain * act: the joint's acceleration at the first step with actearly.
+TEST(ActivationState, SolverIntegratesActivations) {
+  const std::string xml = R"(<mujoco>
+  <option timestep="0.002" gravity="0 0 0"/>
+  <worldbody>
+    <body><joint name="a" type="hinge" axis="0 0 1"/><geom type="box" size="0.1 0.02 0.02" mass="1"/></body>
+    <body pos="0 1 0"><joint name="b" type="slide" axis="1 0 0"/><geom type="box" size="0.1 0.02 0.02" mass="1"/></body>
+    <body pos="0 2 0"><joint name="c" type="hinge" axis="0 0 1"/><geom type="box" size="0.1 0.02 0.02" mass="1"/></body>
+  </worldbody>
+  <actuator>
+    <general name="filter" joint="a" dyntype="filter" dynprm="0.05" gainprm="2"/>
+    <general name="exact" joint="b" dyntype="filterexact" dynprm="0.03" gainprm="10" biastype="affine" biasprm="0 -10 -1"/>
+    <general name="integ" joint="c" dyntype="integrator" gainprm="1" actlimited="true" actrange="-1 0.5" actearly="true"/>
+  </actuator>
+</mujoco>)";
+  const sap::Model m = sap::load_mjcf_string(xml, "activations.xml");
+  ASSERT_EQ(m.na, 3);
+  sap::Context ctx(sap::Backend::CPU, 1);
+  sap::SolverSAP solver(m, ctx, 1, sap::SolverOptions{});
+  sap::State a(m, 1, sap::Backend::CPU), b(m, 1, sap::Backend::CPU);
+  sap::Control control(m, 1, sap::Backend::CPU);
+  sap::Contacts none(1, 0, sap::Backend::CPU);
+  const double c[3] = {0.7, 0.2, 1.5}, h = m.timestep;
+  control.ctrl.world_from_host(0, c);
+  for (int n = 1; n <= 400; ++n) {
+    solver.step(a, b, control, none, h);
+    std::swap(a, b);
+    const std::vector<double> act = a.act.world_to_host(0);
+    EXPECT_NEAR(act[0], c[0] * (1 - std::pow(1 - h / 0.05, n)), 1e-12) << "step " << n;
+    EXPECT_NEAR(act[1], c[1] * (1 - std::exp(-n * h / 0.03)), 1e-12) << "step " << n;
+    EXPECT_NEAR(act[2], std::min(n * h * c[2], 0.5), 1e-12) << "step " << n;
+    if (n == 1) {  // actearly: the integrator's force already uses act_1 = h c
+      const std::vector<double> v = a.qvel.world_to_host(0);
+      sap::DynamicsEvaluator ev(m);
+      ev.compute(m.qpos0.data());
+      EXPECT_NEAR(v[2], h * (h * c[2]) / ev.mass_matrix()(2, 2), 1e-9);
+      EXPECT_NEAR(v[0], 0.0, 1e-15);  // the filter's force uses act_0 = 0
+    }
+  }
+}
+
+}  // namespace

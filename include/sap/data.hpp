@@ -56,11 +56,12 @@ class BatchedArray {
 };
 
 // Generalized state of all worlds: qpos (nq) and qvel (nv) per world, in fp64.
+// act: actuator activations (Model::na per world; none without activation dynamics).
 struct StateView {
-  Slab<double> qpos, qvel;
+  Slab<double> qpos, qvel, act;
 };
 struct ConstStateView {
-  Slab<const double> qpos, qvel;
+  Slab<const double> qpos, qvel, act;
 };
 
 class State {
@@ -69,10 +70,10 @@ class State {
   State(const Model& m, int nworld, Backend b);
   int nworld() const { return nworld_; }
   Backend backend() const { return backend_; }
-  BatchedArray<double> qpos, qvel;
-  StateView view() { return {qpos.slab(), qvel.slab()}; }
-  ConstStateView view() const { return {qpos.slab(), qvel.slab()}; }
-  // Sets every world to the model's default configuration with zero velocity.
+  BatchedArray<double> qpos, qvel, act;
+  StateView view() { return {qpos.slab(), qvel.slab(), act.slab()}; }
+  ConstStateView view() const { return {qpos.slab(), qvel.slab(), act.slab()}; }
+  // Sets every world to the model's default configuration with zero velocity and activation.
   void reset(const Model& m);
   void copy_from(const State& o);
 

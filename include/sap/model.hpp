@@ -173,7 +173,16 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(actuator_ctrlrange, double, nu * 2)                                         \
   X(actuator_forcelimited, int, nu)                                             \
   X(actuator_forcerange, double, nu * 2)                                         \
-  X(actuator_tendonid, int, nu) /* -1: joint transmission; else the fixed tendon it drives */ \
+  X(actuator_tendonid, int, nu) /* -1: joint transmission; else the tendon it drives */ \
+  /* activation dynamics (kernels/actuator_dynamics.hpp): the actuator's input is its */ \
+  /* activation act (per-world state, na values) instead of ctrl; nuact = nu when an actuator */ \
+  /* has dynamics, else 0 */                                                      \
+  X(actuator_actadr, int, nuact)     /* -1: no dynamics (input ctrl) */           \
+  X(actuator_dyntype, int, nuact)    /* ActuatorDynType */                        \
+  X(actuator_dynprm, double, nuact * 3)                                           \
+  X(actuator_actlimited, int, nuact)                                              \
+  X(actuator_actrange, double, nuact * 2)                                         \
+  X(actuator_actearly, int, nuact)   /* input: the activation after the step */  \
   /* tendons (MuJoCo's layout): path elements [tendon_adr, + tendon_num) of the wrap arrays. A */ \
   /* fixed tendon's are joints (wrap_type kWrapJoint, wrap_objid a hinge/slide joint, wrap_prm  */ \
   /* its coefficient): L = sum coef q. A spatial tendon's are sites, wrapping geoms (wrap_prm: */ \
@@ -215,7 +224,7 @@ struct ModelView {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
-  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0;
+  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
   double gravity[3] = {0, 0, 0};
   double fluid_density = 0, fluid_viscosity = 0, fluid_wind[3] = {0, 0, 0};  // MuJoCo's <option>
 #define SAP_X(name, type, count) const type* name = nullptr;
@@ -303,7 +312,7 @@ struct Model {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
-  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0;
+  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double fluid_density = 0, fluid_viscosity = 0;  // kg/m^3, Pa s
   std::array<double, 3> fluid_wind{0.0, 0.0, 0.0};  // m/s, world

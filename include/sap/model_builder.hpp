@@ -148,6 +148,12 @@ struct ActuatorSpec {
   std::array<double, 2> ctrlrange{0, 0};
   bool forcelimited = false;
   std::array<double, 2> forcerange{0, 0};
+  // Activation dynamics (MuJoCo's dyntype; kernels/actuator_dynamics.hpp): the input of the
+  // actuator's law (motor force, servo target) is the activation instead of ctrl.
+  int dyntype = 0;  // kDynNone, kDynIntegrator, kDynFilter, kDynFilterExact
+  std::array<double, 3> dynprm{1, 0, 0};
+  bool actlimited = false, actearly = false;
+  std::array<double, 2> actrange{0, 0};
 };
 
 struct CollisionFilter {

@@ -209,6 +209,7 @@ class Simulator {
   RetryOptions retry_;
   bool cuda_graphs_ = true;
   BatchedArray<double> init_qpos_, init_qvel_;    // each world's initial state (reset source)
+  BatchedArray<double> zero_act_;                 // one world of zero activations (reset source)
   bool init_shared_ = false;                       // one block for all worlds (read with stride 0)
   std::vector<std::pair<Buffer<double>, Buffer<double>>> keyframes_;
   Buffer<int> flags_, flags2_, bad_, active_;     // per-world scratch flags

@@ -3,6 +3,7 @@
 // plus the limit and PD rows (docs/sap-math.md §4 limits, §5 PD). One team per world.
 #pragma once
 
+#include "kernels/dynamics.hpp"
 #include "kernels/sap_constraints.hpp"
 #include "kernels/step_params.hpp"
 #include "kernels/team_scan.hpp"
@@ -391,8 +392,8 @@ struct ConstraintSetupKernel {
   SAP_HD void pd_row_params(int w, int u, double m_eff, double x0, double* pp) const {
     const int type = m.actuator_type[u];
     const double g = world_model.actuator_gear_of(m, w)[u];
-    double ctrl = control.ctrl(w)[u];
-    if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
+    // ctrl clamped to ctrlrange, or the activation (kernels/dynamics.hpp, actuator_input).
+    const double ctrl = actuator_input<double>(m, u, control.ctrl(w), state_in.act(w), p.h);
     double Kp = type == kActVelocity ? 0.0 : g * g * world_model.actuator_kp_of(m, w)[u];
     double Kd = g * g * world_model.actuator_kd_of(m, w)[u];
     pd_near_rigid_clamp<double>(p.h, p.config.pd_near_rigid_threshold, m_eff, &Kp, &Kd);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/kinematics.hpp"
+#include "kernels/actuator_dynamics.hpp"
 #include "kernels/spatial_tendon.hpp"
 #include "sap/data.hpp"
 #include "sap/math/spatial.hpp"
@@ -180,11 +181,36 @@ SAP_HD void spring_forces(const ModelView& m, const double* qpos, const double* 
   spring_forces<S>(one, m, qpos, ten_length, ten_moment, spring_out);
 }
 
-// Feed-forward generalized force of motor actuators: gear * clamp(clamp(ctrl, ctrlrange), forcerange).
+// Actuator u's activation after a step of h from act with the clamped ctrl c of the step's start.
 template <class S>
-SAP_HDI S motor_force(const ModelView& m, int u, double ctrl) {
-  S c = S(ctrl);
+SAP_HDI S next_activation_of(const ModelView& m, int u, S c, S act, double h) {
+  const double* dynprm = m.actuator_dynprm + 3 * u;
+  const S act_dot = activation_rate<S>(m.actuator_dyntype[u], dynprm, c, act);
+  return next_activation<S>(m.actuator_dyntype[u], dynprm, m.actuator_actlimited[u] ? m.actuator_actrange + 2 * u : nullptr,
+                            act, act_dot, S(h));
+}
+template <class S>
+SAP_HDI double next_activation_of(const ModelView& m, int u, const double* ctrl, double act, double h) {
+  S c = S(ctrl[u]);
   if (m.actuator_ctrllimited[u]) c = clamp_(c, S(m.actuator_ctrlrange[2 * u]), S(m.actuator_ctrlrange[2 * u + 1]));
+  return double(next_activation_of<S>(m, u, c, S(act), h));
+}
+
+// The input of actuator u's law (motor force, servo target): ctrl clamped to ctrlrange, or,
+// with activation dynamics, its activation act (the one after the step with actearly).
+template <class S>
+SAP_HDI S actuator_input(const ModelView& m, int u, const double* ctrl, const double* act, double h) {
+  S c = S(ctrl[u]);
+  if (m.actuator_ctrllimited[u]) c = clamp_(c, S(m.actuator_ctrlrange[2 * u]), S(m.actuator_ctrlrange[2 * u + 1]));
+  if (m.nuact == 0 || m.actuator_actadr[u] < 0) return c;
+  const S a = S(act[m.actuator_actadr[u]]);
+  return m.actuator_actearly[u] ? next_activation_of<S>(m, u, c, a, h) : a;
+}
+
+// Feed-forward generalized force of motor actuators: gear * clamp(input, forcerange).
+template <class S>
+SAP_HDI S motor_force(const ModelView& m, int u, S input) {
+  S c = input;
   if (m.actuator_forcelimited[u]) c = clamp_(c, S(m.actuator_forcerange[2 * u]), S(m.actuator_forcerange[2 * u + 1]));
   return S(m.actuator_gear[u]) * c;
 }

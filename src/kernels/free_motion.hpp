@@ -175,9 +175,9 @@ struct FreeMotionKernel {
             const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
             if (t < 0) {
               const int dof = m.actuator_dofadr[u];
-              k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
+              k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, actuator_input<S>(m, u, ctrl, state_in.act(w), h)));
             } else {  // tendon transmission: J_t^T (gear ctrl)
-              const S f = motor_force<S>(m, u, ctrl[u]);
+              const S f = motor_force<S>(m, u, actuator_input<S>(m, u, ctrl, state_in.act(w), h));
               for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) { k0[dof] = double(S(k0[dof]) + S(c) * f); });
             }
           }
