@@ -80,6 +80,9 @@ SUBSET = [
     "example-robot-data/robots/a1_description/urdf/a1.urdf",
     "dm_control/suite/cartpole.xml",
     "dm_control/suite/point_mass.xml",
+    # issue 30's features: a spatial tendon with a limit, fluid forces
+    "dm_control/suite/ball_in_cup.xml",
+    "gymnasium_robotics/envs/mujoco/assets/swimmer.xml",
 ]
 
 
