@@ -102,6 +102,7 @@ struct ActAttrs {
   double dynprm[3] = {1, 0, 0};
   int actlimited = -1, actearly = 0;
   double actrange[2] = {0, 0};
+  double lengthrange[2] = {0, 0};
 };
 
 struct DefaultClass {
@@ -711,7 +712,27 @@ class MjcfImporter {
     import::read_bool(f, n.el, "actlimited", a.actlimited, true);
     import::read_fixed(f, n.el, "actrange", 2, a.actrange);
     import::read_bool(f, n.el, "actearly", a.actearly);
-    if (tag == "general") {
+    import::read_fixed(f, n.el, "lengthrange", 2, a.lengthrange);
+    if (tag == "muscle") {  // MuJoCo's muscle shortcut: dynamics, gain and bias of its muscle model
+      if (a.gaintype != "muscle") {  // first muscle in the chain: MuJoCo's defaults
+        const double d[9] = {0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+        std::copy(d, d + 9, a.gainprm);
+        a.dynprm[0] = 0.01;
+        a.dynprm[1] = 0.04;
+        a.dynprm[2] = 0;
+      }
+      a.dyntype = a.gaintype = a.biastype = "muscle";
+      import::read_fixed(f, n.el, "timeconst", 2, a.dynprm);
+      import::read_double(f, n.el, "tausmooth", a.dynprm[2]);
+      import::read_fixed(f, n.el, "range", 2, a.gainprm);
+      const char* names[] = {"force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"};
+      for (int k = 0; k < 7; ++k) import::read_double(f, n.el, names[k], a.gainprm[2 + k]);
+      std::copy(a.gainprm, a.gainprm + 10, a.biasprm);
+      if (a.ctrlrange[0] == 0 && a.ctrlrange[1] == 0) {  // MuJoCo: a muscle's control is in [0, 1]
+        a.ctrlrange[1] = 1;
+        if (a.ctrllimited == -1) a.ctrllimited = 1;
+      }
+    } else if (tag == "general") {
       import::read_string(n.el, "dyntype", a.dyntype);
       if (import::read_numbers(f, n.el, "dynprm", 1, 10, v))
         for (std::size_t i = 0; i < std::min<std::size_t>(v.size(), 3); ++i) a.dynprm[i] = v[i];
@@ -1601,9 +1622,9 @@ class MjcfImporter {
 
   void read_actuator(const Node& n) {
     const std::string tag = n.tag();
-    if (tag != "general" && tag != "motor" && tag != "position" && tag != "velocity") {
+    if (tag != "general" && tag != "motor" && tag != "position" && tag != "velocity" && tag != "muscle") {
       unsupported(n, "<" + tag + "> actuator",
-                  "only motor, position, velocity and general (fixed gain, affine bias) map to the model");
+                  "only motor, position, velocity, muscle and general (fixed gain, affine bias; muscle) map to the model");
       return;
     }
     ActAttrs a;
@@ -1637,10 +1658,11 @@ class MjcfImporter {
     }
     // Activation dynamics (kernels/actuator_dynamics.hpp): the law's input is the activation.
     static const std::map<std::string, int> dyntypes = {
-        {"none", kDynNone}, {"integrator", kDynIntegrator}, {"filter", kDynFilter}, {"filterexact", kDynFilterExact}};
+        {"none", kDynNone},           {"integrator", kDynIntegrator}, {"filter", kDynFilter},
+        {"filterexact", kDynFilterExact}, {"muscle", kDynMuscle}};
     const auto dyn = dyntypes.find(a.dyntype);
     if (dyn == dyntypes.end()) {
-      if (a.dyntype == "muscle" || a.dyntype == "user")
+      if (a.dyntype == "user")
         unsupported(n, "actuator dynamics", label + " has dyntype '" + a.dyntype + "'");
       else
         fail(where(n), label + ": unknown dyntype '" + a.dyntype + "'");
@@ -1649,8 +1671,40 @@ class MjcfImporter {
     const bool actlimited = a.actlimited == 1 || (a.actlimited == -1 && autolimits_ && !(a.actrange[0] == 0 && a.actrange[1] == 0));
     if (dyn->second != kDynNone && (dyn->second == kDynFilter || dyn->second == kDynFilterExact) && !(a.dynprm[0] > 0))
       fail(where(n), label + ": a filter needs a positive time constant dynprm[0]");
+    if (a.gaintype == "muscle") {  // MuJoCo's muscle model (kernels/actuator_dynamics.hpp): an explicit force
+      if (a.biastype != "muscle" || a.dyntype != "muscle") {
+        unsupported(n, "actuator gaintype", label + ": a muscle gain needs muscle dynamics and bias");
+        return;
+      }
+      if (!(a.lengthrange[0] < a.lengthrange[1])) {
+        unsupported(n, "muscle lengthrange",
+                    label + ": MuJoCo's compiler finds a muscle's length range by a simulation; give lengthrange");
+        return;
+      }
+      if (a.dampratio != 0) fail(where(n), label + ": dampratio on a muscle");
+      ActuatorSpec s;
+      s.name = prefixed(name);
+      s.joint = jr.builder_index;
+      s.tendon = tendon;
+      s.gear = a.gear;
+      s.type = kActMuscle;
+      s.dyntype = kDynMuscle;
+      s.dynprm = {a.dynprm[0], a.dynprm[1], a.dynprm[2]};
+      s.actlimited = actlimited;
+      s.actrange = {a.actrange[0], a.actrange[1]};
+      s.actearly = a.actearly != 0;
+      for (std::size_t k = 0; k < 9; ++k) s.muscleprm[k] = a.gainprm[k];
+      s.lengthrange = {a.lengthrange[0], a.lengthrange[1]};
+      s.ctrllimited = a.ctrllimited == 1 || (a.ctrllimited == -1 && autolimits_ && !(a.ctrlrange[0] == 0 && a.ctrlrange[1] == 0));
+      s.ctrlrange = {a.ctrlrange[0], a.ctrlrange[1]};
+      s.forcelimited = a.forcelimited == 1 || (a.forcelimited == -1 && autolimits_ && !(a.forcerange[0] == 0 && a.forcerange[1] == 0));
+      s.forcerange = {a.forcerange[0], a.forcerange[1]};
+      builder_.add_actuator(s);
+      ++nu_;
+      return;
+    }
     if (a.gaintype != "fixed") {
-      unsupported(n, "actuator gaintype", label + " has gaintype '" + a.gaintype + "' (only 'fixed')");
+      unsupported(n, "actuator gaintype", label + " has gaintype '" + a.gaintype + "' (only 'fixed' and 'muscle')");
       return;
     }
     if (a.dampratio != 0) {

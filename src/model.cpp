@@ -37,6 +37,7 @@ const char* actuator_type_name(int t) {
     case kActPosition: return "position";
     case kActVelocity: return "velocity";
     case kActPD: return "pd";
+    case kActMuscle: return "muscle";
   }
   return "unknown";
 }

@@ -406,6 +406,33 @@ void ModelBuilder::finalize_tendon_lengths(Model& m) const {
     if (tendons_[t].lengthspring_at_springref) m.tendon_lengthspring[t] = Ls[t];
 }
 
+// acc0 of every actuator with dynamics (MuJoCo's set0): |M(qpos0)^-1 moment(qpos0)|, the
+// acceleration a unit actuator force gives at the reference configuration; a muscle with
+// force < 0 has the peak force scale / acc0.
+void ModelBuilder::finalize_acc0(Model& model) const {
+  if (model.nuact == 0) return;
+  DynamicsEvaluator ev(model);
+  ev.compute(model.qpos0.data());
+  const Eigen::LDLT<Eigen::MatrixXd> M(ev.mass_matrix());
+  const ModelView m = model.view();
+  const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
+  std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
+      cinert(10 * nb), cdof(6 * static_cast<std::size_t>(m.nv)), ten_length(static_cast<std::size_t>(m.ntendata)),
+      ten_moment(static_cast<std::size_t>(m.ntendata) * static_cast<std::size_t>(m.nv));
+  forward_kinematics<double>(m, model.qpos0.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
+                             xaxis.data());
+  com_quantities<double>(m, xpos.data(), xmat.data(), xipos.data(), xanchor.data(), xaxis.data(), cinert.data(), cdof.data());
+  SerialTeam one;
+  tendon_kinematics<double>(one, m, xpos.data(), xmat.data(), cdof.data(), ten_length.data(), ten_moment.data());
+  for (int u = 0; u < m.nu; ++u) {
+    Eigen::VectorXd moment = Eigen::VectorXd::Zero(m.nv);
+    const int t = m.actuator_tendonid[u];
+    if (t < 0) moment[m.actuator_dofadr[u]] = m.actuator_gear[u];
+    else for_each_tendon_dof(m, t, ten_moment.data(), [&](int dof, double c) { moment[dof] = m.actuator_gear[u] * c; });
+    model.actuator_acc0[static_cast<std::size_t>(u)] = M.solve(moment).norm();
+  }
+}
+
 Model ModelBuilder::finalize() const {
   Model m;
   m.gravity = gravity_;
@@ -701,7 +728,7 @@ Model ModelBuilder::finalize() const {
   // Actuators: a hinge/slide joint or a fixed tendon (whose first joint's dof names it in
   // actuator_dofadr), with the same type and gain checks.
   auto append_actuator = [&m](const ActuatorSpec& a, int dofadr, int tendon) {
-    if (a.type < kActMotor || a.type > kActPD)
+    if (a.type < kActMotor || a.type > kActMuscle)
       throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
     if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
       throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
@@ -723,7 +750,7 @@ Model ModelBuilder::finalize() const {
   for (const ActuatorSpec& a : actuators_) any_dynamics |= a.dyntype != 0;
   if (any_dynamics) {  // activation state: one per actuator with dynamics
     for (const ActuatorSpec& a : actuators_) {
-      if (a.dyntype < 0 || a.dyntype > 3)
+      if (a.dyntype < 0 || a.dyntype > 4)
         throw std::runtime_error("actuator '" + a.name + "': unknown activation dynamics " + std::to_string(a.dyntype));
       if ((a.dyntype == 2 || a.dyntype == 3) && !(a.dynprm[0] > 0))
         throw std::runtime_error("actuator '" + a.name + "': a filter needs a positive time constant");
@@ -735,6 +762,11 @@ Model ModelBuilder::finalize() const {
       m.actuator_actlimited.push_back(a.actlimited ? 1 : 0);
       append(m.actuator_actrange, {a.actrange[0], a.actrange[1]});
       m.actuator_actearly.push_back(a.actearly ? 1 : 0);
+      if (a.type == kActMuscle && !(a.lengthrange[0] < a.lengthrange[1]))
+        throw std::runtime_error("actuator '" + a.name + "': a muscle needs lengthrange[0] < lengthrange[1]");
+      m.actuator_muscleprm.insert(m.actuator_muscleprm.end(), a.muscleprm.begin(), a.muscleprm.end());
+      append(m.actuator_lengthrange, {a.lengthrange[0], a.lengthrange[1]});
+      m.actuator_acc0.push_back(0.0);  // finalize_acc0
     }
     m.nuact = static_cast<int>(actuators_.size());
   }
@@ -743,9 +775,10 @@ Model ModelBuilder::finalize() const {
       if (a.tendon >= m.ntendon)
         throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) +
                                  " out of range");
-      const int first_joint =
-          m.wrap_objid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])];
-      append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(first_joint)], a.tendon);
+      // A spatial tendon has no first joint: its actuators name dof 0 (the tendon is what they act on).
+      const std::size_t adr = static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)]);
+      const int first_joint = m.wrap_type[adr] == kWrapJoint ? m.wrap_objid[adr] : -1;
+      append_actuator(a, first_joint >= 0 ? m.jnt_dofadr[static_cast<std::size_t>(first_joint)] : 0, a.tendon);
       continue;
     }
     if (a.joint < 0 || a.joint >= njoint())
@@ -764,6 +797,7 @@ Model ModelBuilder::finalize() const {
   m.validate();
   finalize_springdampers(m, joint_final);
   finalize_tendon_lengths(m);
+  finalize_acc0(m);
   return m;
 }
 

@@ -74,7 +74,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
     if (m.jnt_limited[static_cast<std::size_t>(j)] && (t == kJointHinge || t == kJointSlide)) s.nlim += 2;
   }
   for (int u = 0; u < m.nu; ++u)
-    s.npd += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
+    s.npd += actuator_is_servo(m.actuator_type[static_cast<std::size_t>(u)]) &&
              m.actuator_tendonid[static_cast<std::size_t>(u)] < 0;
   // Holonomic rows: two per limited tendon, then the rows of every active equality.
   const ModelView mv = m.view();
@@ -95,7 +95,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
   }
   for (int i = 0; i < m.nv; ++i) s.nhol += m.dof_frictionloss[static_cast<std::size_t>(i)] > 0;  // dry friction
   for (int u = 0; u < m.nu; ++u)  // servos on tendons
-    s.nhol += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
+    s.nhol += actuator_is_servo(m.actuator_type[static_cast<std::size_t>(u)]) &&
               m.actuator_tendonid[static_cast<std::size_t>(u)] >= 0;
   return s;
 }

@@ -674,7 +674,7 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "<actuator>\n<position joint=\"j\"/>\n</actuator>\n</mujoco>",
        "model.xml:6: actuator: joint 'j' must be a hinge or slide joint"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n"
-       "<general joint=\"j\" dyntype=\"muscle\"/>\n</actuator>\n</mujoco>",
+       "<general joint=\"j\" dyntype=\"user\"/>\n</actuator>\n</mujoco>",
        "model.xml:6: actuator dynamics is not supported"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n"
        "<position joint=\"j\" gear=\"0\"/>\n</actuator>\n</mujoco>",

@@ -41,7 +41,11 @@ enum ActuatorType : int {
   kActPosition = 1,  // implicit PD: Kp (ctrl - q) - Kd v, effort-limited
   kActVelocity = 2,  // implicit damper toward ctrl: Kd (ctrl - v), effort-limited
   kActPD = 3,        // implicit PD with position target ctrl and velocity target ctrl_vel
+  kActMuscle = 4,    // MuJoCo's muscle: explicit force gain(l, l') act + bias(l) (kernels/actuator_dynamics.hpp)
 };
+
+// Servos (position, velocity, pd) are implicit PD rows; motors and muscles explicit forces.
+SAP_HDI bool actuator_is_servo(int type) { return type == kActPosition || type == kActVelocity || type == kActPD; }
 
 // Tendon path elements, numbered as MuJoCo's mjtWrap.
 enum WrapType : int { kWrapNone = 0, kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
@@ -183,6 +187,11 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(actuator_actlimited, int, nuact)                                              \
   X(actuator_actrange, double, nuact * 2)                                         \
   X(actuator_actearly, int, nuact)   /* input: the activation after the step */  \
+  /* muscles (kActMuscle): MuJoCo's gainprm (range, force, scale, lmin, lmax, vmax, fpmax, */ \
+  /* fvmax), the actuator's length range and acc0 = |M(qpos0)^-1 moment| */         \
+  X(actuator_muscleprm, double, nuact * 9)                                        \
+  X(actuator_lengthrange, double, nuact * 2)                                      \
+  X(actuator_acc0, double, nuact)                                                 \
   /* tendons (MuJoCo's layout): path elements [tendon_adr, + tendon_num) of the wrap arrays. A */ \
   /* fixed tendon's are joints (wrap_type kWrapJoint, wrap_objid a hinge/slide joint, wrap_prm  */ \
   /* its coefficient): L = sum coef q. A spatial tendon's are sites, wrapping geoms (wrap_prm: */ \

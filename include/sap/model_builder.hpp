@@ -154,6 +154,10 @@ struct ActuatorSpec {
   std::array<double, 3> dynprm{1, 0, 0};
   bool actlimited = false, actearly = false;
   std::array<double, 2> actrange{0, 0};
+  // kActMuscle: MuJoCo's muscle parameters (range, force, scale, lmin, lmax, vmax, fpmax, fvmax)
+  // and the actuator length's range; acc0 (force < 0: force = scale / acc0) at finalize.
+  std::array<double, 9> muscleprm{0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+  std::array<double, 2> lengthrange{0, 0};
 };
 
 struct CollisionFilter {
@@ -249,6 +253,7 @@ class ModelBuilder {
   void finalize_fluid(Model& m) const;
   void finalize_springdampers(Model& m, const std::vector<int>& joint_final) const;
   void finalize_tendon_lengths(Model& m) const;
+  void finalize_acc0(Model& m) const;
   Vec3d fluid_wind_{0, 0, 0};
   double timestep_ = 0.001;
   CollisionFilter filter_;

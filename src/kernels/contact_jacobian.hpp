@@ -384,7 +384,7 @@ struct ConstraintSetupKernel {
   }
   // Position, velocity and pd actuators on a dof (servos on tendons are holonomic rows).
   SAP_HDI bool is_pd_actuator(int u) const {
-    return m.actuator_type[u] != kActMotor && m.actuator_tendonid[u] < 0;
+    return actuator_is_servo(m.actuator_type[u]) && m.actuator_tendonid[u] < 0;
   }
 
   // The PD parameters (PdParam) of actuator u acting on a coordinate x (a dof or a tendon length)
@@ -656,7 +656,7 @@ struct ConstraintSetupKernel {
     // the gain clamp uses the tendon's effective mass 1/w, w = sum c^2 / A_jj.
     for (int u = 0; u < m.nu && n < cap; ++u) {
       const int t = m.actuator_tendonid[u], type = m.actuator_type[u];
-      if (t < 0 || type == kActMotor) continue;
+      if (t < 0 || !actuator_is_servo(type)) continue;
       const double L = tendon_length<double>(m, t, qpos, d.ten_length(w));
       double wgt = 0;
       s.hol_jac_n(w)[n] = 0;

@@ -207,6 +207,36 @@ SAP_HDI S actuator_input(const ModelView& m, int u, const double* ctrl, const do
   return m.actuator_actearly[u] ? next_activation_of<S>(m, u, c, a, h) : a;
 }
 
+// A muscle's generalized force (MuJoCo's muscle, kernels/actuator_dynamics.hpp), added to qfrc:
+// actuator length l = gear q (joint) or gear L (tendon), l' its rate, force = clamp(gain(l, l')
+// act + bias(l), forcerange), qfrc += gear J^T force.
+template <class S>
+SAP_HD void add_muscle_force(const ModelView& m, int u, const double* qpos, const double* qvel, const double* ctrl,
+                             const double* act, const double* ten_length, const double* ten_moment, double h,
+                             double* qfrc) {
+  const S gear = S(m.actuator_gear[u]);
+  const int t = m.actuator_tendonid[u];
+  S length, velocity = S(0);
+  if (t < 0) {
+    const int dof = m.actuator_dofadr[u];
+    length = gear * S(qpos[m.jnt_qposadr[m.dof_jntid[dof]]]);
+    velocity = gear * S(qvel[dof]);
+  } else {
+    length = gear * tendon_length<S>(m, t, qpos, ten_length);
+    for_each_tendon_dof(m, t, ten_moment, [&](int dof, double c) { velocity += gear * S(c) * S(qvel[dof]); });
+  }
+  const double* prm = m.actuator_muscleprm + 9 * u;
+  S f = actuator_gain_bias_force<S>(kGainMuscle, prm, kBiasMuscle, prm, length, velocity, m.actuator_lengthrange + 2 * u,
+                                    S(m.actuator_acc0[u]), actuator_input<S>(m, u, ctrl, act, h));
+  if (m.actuator_forcelimited[u]) f = clamp_(f, S(m.actuator_forcerange[2 * u]), S(m.actuator_forcerange[2 * u + 1]));
+  if (t < 0) {
+    const int dof = m.actuator_dofadr[u];
+    qfrc[dof] = double(S(qfrc[dof]) + gear * f);
+  } else {
+    for_each_tendon_dof(m, t, ten_moment, [&](int dof, double c) { qfrc[dof] = double(S(qfrc[dof]) + gear * S(c) * f); });
+  }
+}
+
 // Feed-forward generalized force of motor actuators: gear * clamp(input, forcerange).
 template <class S>
 SAP_HDI S motor_force(const ModelView& m, int u, S input) {

@@ -165,13 +165,16 @@ struct FreeMotionKernel {
     for (int i = team.rank(); i < nv; i += team.size())
       k0[i] = double(S(applied[i]) + S(dw.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
     bool has_scatter = m.ntendon > 0 || m.nfluidbody > 0;
-    for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
+    for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = !actuator_is_servo(m.actuator_type[u]);
     if (has_scatter) {
       team.sync();
       if (team.rank() == 0) {  // one-lane: motor forces and tendon damping (scatter onto dofs)
         const double* ctrl = control.ctrl(w);
         for (int u = 0; u < m.nu; ++u)
-          if (m.actuator_type[u] == kActMotor) {
+          if (m.actuator_type[u] == kActMuscle) {  // explicit: moment^T force (kernels/actuator_dynamics.hpp)
+            add_muscle_force<S>(m, u, state_in.qpos(w), qvel, ctrl, state_in.act(w), d.ten_length(w), d.ten_moment(w),
+                                h, k0);
+          } else if (m.actuator_type[u] == kActMotor) {
             const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
             if (t < 0) {
               const int dof = m.actuator_dofadr[u];
