@@ -341,6 +341,7 @@ ArrayView Simulator::control_view() {
 }
 ArrayView Simulator::qpos_view() { return view_of(state_->qpos.buffer().data(), DType::F64, 2, nworld_, scene_.model.nq, 0); }
 ArrayView Simulator::qvel_view() { return view_of(state_->qvel.buffer().data(), DType::F64, 2, nworld_, scene_.model.nv, 0); }
+ArrayView Simulator::act_view() { return view_of(state_->act.buffer().data(), DType::F64, 2, nworld_, scene_.model.na, 0); }
 std::vector<std::pair<std::string, long long>> Simulator::buffer_bytes_per_world() const {
   std::vector<std::pair<std::string, long long>> out;
   auto add = [&](const std::string& name, const auto& a) {

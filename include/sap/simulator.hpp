@@ -103,6 +103,7 @@ class Simulator {
   //     body carried a normal impulse in the last step
   ArrayView qpos_view();
   ArrayView qvel_view();
+  ArrayView act_view();  // actuator activations (nworld x na; empty without activation dynamics)
   ArrayView body_pos_view();
   ArrayView body_quat_view();
   ArrayView contact_force_view();
