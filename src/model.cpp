@@ -133,6 +133,7 @@ ModelView Model::view() const {
   v.nsite = nsite;
   v.ntendata = ntendata;
   v.na = na;
+  v.nqfrc_extra = nqfrc_extra;
   v.nuact = nuact;
   v.nfluidgeom = nfluidgeom;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];

@@ -792,6 +792,9 @@ Model ModelBuilder::finalize() const {
   }
   m.nu = static_cast<int>(actuators_.size());
   finalize_fluid(m);
+  bool has_muscle = false;
+  for (const ActuatorSpec& a : actuators_) has_muscle |= a.type == kActMuscle;
+  m.nqfrc_extra = m.nfluidbody > 0 || has_muscle ? m.nv : 0;
   m.compute_levels();
 
   m.validate();

@@ -31,6 +31,10 @@ struct SolverLaunch {
   // kStatusSkipped are not computed (here, in free motion and in constraint setup).
   virtual void kinematics(Precision p, bool poses_given, int nworld, const ModelView& m, Slab<const double> qpos,
                           const DataView& d, const int* status) = 0;
+  // Spatial tendons and the explicit forces of fluids and muscles (stage 1b, kernels/actuation.hpp),
+  // in precision p; only for models that have them.
+  virtual void actuation(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
+                         const DataView& d, double h, const int* status) = 0;
   // A = M + hD and v* (stage 1), in precision p.
   virtual void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                            const DataView& d, double h, int coriolis_passes, int* status) = 0;

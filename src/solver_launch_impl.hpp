@@ -2,6 +2,7 @@
 // which declares reference_solve(Exec&, ...) for its executor before including this file.
 #pragma once
 
+#include "kernels/actuation.hpp"
 #include "kernels/free_motion.hpp"
 #include "kernels/integrate.hpp"
 #include "solver_launch.hpp"
@@ -17,6 +18,12 @@ class SolverLaunchImpl final : public SolverLaunch {
                   const DataView& d, const int* status) override {
     if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, poses_given, d, status});
     else run_teams(nworld, KinematicsKernel<double>{m, qpos, poses_given, d, status});
+  }
+
+  void actuation(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
+                 const DataView& d, double h, const int* status) override {
+    if (p == Precision::F32) run_teams(nworld, ActuationKernel<float>{m, in, control, h, status, d});
+    else run_teams(nworld, ActuationKernel<double>{m, in, control, h, status, d});
   }
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,

@@ -362,6 +362,9 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   mark(kStart);
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
   launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d, status_.data());
+  if (m.ntendata > 0 || m.nqfrc_extra > 0)  // spatial tendons, fluids, muscles (stage 1b)
+    launch_->actuation(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
+                       status_.data());
   const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
   launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, dt,
                        coriolis_passes, status_.data());

@@ -127,12 +127,16 @@ class Control {
   X(chol_first, int, nv_pad)             /* first non-zero column of each row (envelope) */ \
   /* tendons when one is spatial (Model::ntendata): lengths and dense moment arms dL/dq */ \
   X(ten_length, double, ntendata)                                                      \
-  X(ten_moment, double, ntendata * nv)
+  X(ten_moment, double, ntendata * nv)                                                 \
+  /* explicit forces of fluids and muscles (kernels/actuation.hpp; Model::nqfrc_extra) */ \
+  X(qfrc_extra, double, nqfrc_extra)
 // clang-format on
 
 struct DataSizes {
-  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0, ntendata = 0;
-  static DataSizes of(const ModelView& m) { return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu, m.ntendata}; }
+  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0, ntendata = 0, nqfrc_extra = 0;
+  static DataSizes of(const ModelView& m) {
+    return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu, m.ntendata, m.nqfrc_extra};
+  }
 };
 
 struct DataView {

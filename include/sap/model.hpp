@@ -234,6 +234,7 @@ struct ModelView {
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
   int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
+  int nqfrc_extra = 0;  // nv when a fluid or a muscle adds explicit forces (kernels/actuation.hpp), else 0
   double gravity[3] = {0, 0, 0};
   double fluid_density = 0, fluid_viscosity = 0, fluid_wind[3] = {0, 0, 0};  // MuJoCo's <option>
 #define SAP_X(name, type, count) const type* name = nullptr;
@@ -322,6 +323,7 @@ struct Model {
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
   int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
+  int nqfrc_extra = 0;  // nv when a fluid or a muscle adds explicit forces (kernels/actuation.hpp), else 0
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double fluid_density = 0, fluid_viscosity = 0;  // kg/m^3, Pa s
   std::array<double, 3> fluid_wind{0.0, 0.0, 0.0};  // m/s, world

@@ -136,18 +136,15 @@ SAP_HD void ellipsoid_fluid(const Vec3<S>& s, const double* coef, const S lvel[6
   }
 }
 
-// MuJoCo's mj_fluid for one world: the fluid force of every body (model arrays body_fluid_*,
-// geom_fluid; fluid_density, fluid_viscosity, fluid_wind) at the poses xpos, xmat, xipos, dof
-// subspaces cdof and body velocities cvel, added to qfrc. One lane (the scatter onto the dof paths).
+// The fluid force of body b with spatial velocity cvel_b (com-based, 6 values), added to qfrc.
 template <class S>
-SAP_HD void fluid_forces_to_dofs(const ModelView& m, const double* body_mass, const double* xpos, const double* xmat,
-                                 const double* xipos, const double* cdof, const double* cvel, double* qfrc) {
+SAP_HD void fluid_body_force(const ModelView& m, const double* body_mass, const double* xpos, const double* xmat,
+                             const double* xipos, const double* cdof, int b, const double* cvel_b, double* qfrc) {
   const S density = S(m.fluid_density), viscosity = S(m.fluid_viscosity);
   const Vec3<S> wind = Vec3<S>::load(m.fluid_wind);
-  for (int b = 1; b < m.nfluidbody; ++b) {
+  {
     const int mode = m.body_fluid_mode[b];
-    if (mode == kFluidNone) continue;
-    const Vec6<S> v = Vec6<S>::load(cvel + 6 * b);
+    const Vec6<S> v = Vec6<S>::load(cvel_b);
     const Vec3<S> p_ref = Vec3<S>::load(xpos + 3 * m.body_rootid[b]);
     const Mat3<S> Rb = Mat3<S>::load(xmat + 9 * b);
     S lvel[6], lfrc[6];
@@ -161,7 +158,7 @@ SAP_HD void fluid_forces_to_dofs(const ModelView& m, const double* body_mass, co
       frame_local_velocity(v, p_ref, o, R, wind, lvel);
       inertia_box_fluid(S(body_mass[b]), Vec3<S>::load(m.body_fluid_inertia + 3 * b), lvel, density, viscosity, lfrc);
       apply(o, R);
-      continue;
+      return;
     }
     const Vec3<S> xb = Vec3<S>::load(xpos + 3 * b);
     for (int g = 0; g < m.nfluidgeom; ++g) {
@@ -173,6 +170,35 @@ SAP_HD void fluid_forces_to_dofs(const ModelView& m, const double* body_mass, co
                       density, viscosity, lfrc);
       apply(o, R);
     }
+  }
+}
+
+// MuJoCo's mj_fluid for one world: the fluid force of every body (model arrays body_fluid_*,
+// geom_fluid; fluid_density, fluid_viscosity, fluid_wind) at the poses xpos, xmat, xipos, dof
+// subspaces cdof and body velocities cvel, added to qfrc. One lane (the scatter onto the dof paths).
+template <class S>
+SAP_HD void fluid_forces_to_dofs(const ModelView& m, const double* body_mass, const double* xpos, const double* xmat,
+                                 const double* xipos, const double* cdof, const double* cvel, double* qfrc) {
+  for (int b = 1; b < m.nfluidbody; ++b)
+    if (m.body_fluid_mode[b] != kFluidNone) fluid_body_force<S>(m, body_mass, xpos, xmat, xipos, cdof, b, cvel + 6 * b, qfrc);
+}
+
+// The same from the world's qvel instead of cvel: each fluid body's spatial velocity is summed
+// over its dof path, sum cdof_d qvel_d (the body_velocities tree pass, one body at a time).
+template <class S>
+SAP_HD void fluid_forces_to_dofs_v(const ModelView& m, const double* body_mass, const double* xpos, const double* xmat,
+                                   const double* xipos, const double* cdof, const double* qvel, double* qfrc) {
+  for (int b = 1; b < m.nfluidbody; ++b) {
+    if (m.body_fluid_mode[b] == kFluidNone) continue;
+    Vec6<S> v = Vec6<S>::zero();
+    int db = b;
+    while (db > 0 && m.body_dofnum[db] == 0) db = m.body_parentid[db];
+    if (db > 0)
+      for (int dof = m.body_dofadr[db] + m.body_dofnum[db] - 1; dof >= 0; dof = m.dof_parentid[dof])
+        v += S(qvel[dof]) * Vec6<S>::load(cdof + 6 * dof);
+    double cv[6];
+    v.store(cv);
+    fluid_body_force<S>(m, body_mass, xpos, xmat, xipos, cdof, b, cv, qfrc);
   }
 }
 

@@ -6,7 +6,6 @@
 
 #include "kernels/cholesky.hpp"
 #include "kernels/dynamics.hpp"
-#include "kernels/fluid_forces.hpp"
 #include "kernels/kinematics.hpp"
 #include "sap/status.hpp"
 
@@ -34,10 +33,6 @@ struct KinematicsKernel {
       team.sync();
     }
     com_quantities<S>(team, m, d.xpos(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w), d.cinert(w), d.cdof(w));
-    if (m.ntendata > 0) {  // spatial tendons' lengths and moment arms (kernels/spatial_tendon.hpp)
-      team.sync();
-      tendon_kinematics<S>(team, m, d.xpos(w), d.xmat(w), d.cdof(w), d.ten_length(w), d.ten_moment(w));
-    }
   }
 };
 
@@ -164,17 +159,16 @@ struct FreeMotionKernel {
     const double* applied = control.qfrc_applied(w);
     for (int i = team.rank(); i < nv; i += team.size())
       k0[i] = double(S(applied[i]) + S(dw.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
-    bool has_scatter = m.ntendon > 0 || m.nfluidbody > 0;
-    for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = !actuator_is_servo(m.actuator_type[u]);
+    if (m.nqfrc_extra > 0)  // fluids and muscles (stage 1b, kernels/actuation.hpp), explicit at v_n
+      for (int i = team.rank(); i < nv; i += team.size()) k0[i] = double(S(k0[i]) + S(d.qfrc_extra(w)[i]));
+    bool has_scatter = m.ntendon > 0;
+    for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
     if (has_scatter) {
       team.sync();
       if (team.rank() == 0) {  // one-lane: motor forces and tendon damping (scatter onto dofs)
         const double* ctrl = control.ctrl(w);
         for (int u = 0; u < m.nu; ++u)
-          if (m.actuator_type[u] == kActMuscle) {  // explicit: moment^T force (kernels/actuator_dynamics.hpp)
-            add_muscle_force<S>(m, u, state_in.qpos(w), qvel, ctrl, state_in.act(w), d.ten_length(w), d.ten_moment(w),
-                                h, k0);
-          } else if (m.actuator_type[u] == kActMotor) {
+          if (m.actuator_type[u] == kActMotor) {
             const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
             if (t < 0) {
               const int dof = m.actuator_dofadr[u];
@@ -184,9 +178,6 @@ struct FreeMotionKernel {
               for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) { k0[dof] = double(S(k0[dof]) + S(c) * f); });
             }
           }
-        // Fluid forces (kernels/fluid_forces.hpp), explicit at v_n.
-        if (m.nfluidbody > 0)
-          fluid_forces_to_dofs<S>(m, m.body_mass, d.xpos(w), d.xmat(w), d.xipos(w), d.cdof(w), dw.cvel(w), k0);
         // Tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as dof_damping).
         for (int t = 0; t < m.ntendon; ++t) {
           if (m.tendon_damping[t] == 0) continue;
