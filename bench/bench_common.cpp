@@ -106,25 +106,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
 }
 
-// A bare MJCF model as a scene: the file's time step (<option timestep>), one world, the
-// model's reference configuration qpos0 at rest (or a keyframe's qpos), constant controls
-// (zero, or the keyframe's ctrl), the default solver options (approx32) and a contact
+// A bare MJCF model as a scene (load_mjcf): the file's time step (<option timestep>), one
+// world, the model's reference configuration qpos0 at rest (or a keyframe's qpos), constant
+// controls (zero, or the keyframe's ctrl), the default solver options (approx32) and a contact
 // capacity from estimate_contact_capacity (Simulator's default when max_rigid_contact is 0).
 Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
   ImportReport report;
   ImportOptions io;
   io.drop_unsupported = o.drop_unsupported;
-  Scene s;
-  s.model = load_mjcf(path, &report, io);
-  s.source = path;
-  s.name = std::filesystem::path(path).stem().string();
-  s.description = "MJCF model " + path;
-  s.dt = s.model.timestep > 0 ? s.model.timestep : 0.002;
-  s.num_worlds = 1;
-  s.qpos0 = s.model.qpos0;
-  s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
-  s.controls.assign(static_cast<std::size_t>(s.model.nu), ControlSchedule{});
-  s.warnings = report.warnings;
+  Scene s = load_mjcf(path, &report, io);
   if (!o.keyframe.empty()) {
     const ImportReport::Keyframe* key = nullptr;
     std::string names;
@@ -155,7 +145,7 @@ Scene urdf_scene(const std::string& path, const SceneLoadOptions& o) {
   ImportOptions io;
   io.drop_unsupported = o.drop_unsupported;
   Scene s;
-  s.model = load_urdf(path, &report, io, o.floating_base);
+  s.model = load_urdf(path, &report, io, o.floating_base).model;
   std::vector<double> start = s.model.qpos0;
   int clamped = 0;
   for (int j = 0; j < s.model.njnt; ++j) {

@@ -45,7 +45,7 @@ options:
   --emulated-lanes N    CPU backend running team stages on emulated GPU teams of N lanes (tests)
   --csv OUT             per-step aggregates as CSV
   --json OUT            everything (per-world values included) as JSON; plot with
-                        /usr/bin/python3 tools/plot_ablation.py OUT --out PLOT.png
+                        /usr/bin/python3 tools/plots/plot_ablation.py OUT --out PLOT.png
   --keyframe NAME       MJCF only: start from this keyframe
   --drop-unsupported    MJCF only: drop elements without a counterpart instead of failing
   --quiet               no summary on stdout

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -161,6 +162,7 @@ struct RunResult {
   // final state of the timed pass: max |qvel| over worlds and dofs, worlds at rest
   double final_max_qvel = 0;
   int final_rest_worlds = 0;
+  std::string final_digest;  // FNV-1a 64 of the final qpos and qvel bytes (bit-identity checks)
   // --emulated-lanes: per-kernel launch and barrier counts of the timed pass
   std::vector<EmuKernelStats> emulation;
   long long emulated_world_steps = 0;
@@ -297,7 +299,18 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   read_fp64_retries();
   r.nonfinite_state_worlds = count_nonfinite_worlds(sim);
   {  // final-state line: max |qvel| and the worlds whose every |qvel_i| < kRestSpeed
+    const auto q = sim.state().qpos.buffer().to_host();
     const auto v = sim.state().qvel.buffer().to_host();
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the raw bytes of qpos, then qvel
+    auto hash = [&h](const std::vector<double>& x) {
+      const unsigned char* b = reinterpret_cast<const unsigned char*>(x.data());
+      for (std::size_t i = 0; i < x.size() * sizeof(double); ++i) h = (h ^ b[i]) * 1099511628211ULL;
+    };
+    hash(q);
+    hash(v);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    r.final_digest = hex;
     const std::size_t nv = sim.state().qvel.per_world();
     for (int w = 0; w < sim.nworld(); ++w) {
       double m = 0;
@@ -383,6 +396,7 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
                      {"capacity", r.fp64_capacity}};
   j["final_state"] = {{"max_abs_qvel", finite_or_null(r.final_max_qvel)},
                       {"worlds_at_rest", r.final_rest_worlds},
+                      {"digest", r.final_digest},
                       {"rest_threshold", kRestSpeed}};
   if (!r.emulation.empty()) {
     json e = json::array();

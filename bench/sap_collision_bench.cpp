@@ -1,6 +1,6 @@
 // Narrow-phase cost per geom pair on the CPU (one thread), on the geometry and poses of the
-// MuJoCo contact fixture (tests/data/mujoco/convex_contacts.json, tools/mujoco_contacts.py), so
-// that `tools/mujoco_contacts.py --bench` times MuJoCo's mj_collision on exactly the same pairs.
+// MuJoCo contact fixture (tests/data/mujoco/convex_contacts.json, tools/reference/mujoco_contacts.py), so
+// that `tools/reference/mujoco_contacts.py --bench` times MuJoCo's mj_collision on exactly the same pairs.
 //
 //   build/sap_collision_bench [fixture.json] [--calls N]
 //

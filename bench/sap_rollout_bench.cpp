@@ -157,10 +157,8 @@ int run(int argc, char** argv) {
     const double* p = static_cast<const double*>(pos.data);
     const int* f = static_cast<const int*>(flag.data);
     if (cuda) {
-      hp.resize(static_cast<std::size_t>(pos.size()));
-      hf.resize(static_cast<std::size_t>(flag.size()));
-      detail::mem_copy(hp.data(), Backend::CPU, pos.data, Backend::CUDA, hp.size() * sizeof(double));
-      detail::mem_copy(hf.data(), Backend::CPU, flag.data, Backend::CUDA, hf.size() * sizeof(int));
+      hp = pos.to_host<double>();
+      hf = flag.to_host<int>();
       p = hp.data();
       f = hf.data();
     }

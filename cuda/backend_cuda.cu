@@ -1,5 +1,7 @@
-// CUDA backend: memory, streams, clocks, and the instantiation of every stage for CUDA.
-// No physics here: the stage bodies come from src/kernels through solver_launch_impl.hpp.
+// CUDA backend: memory, streams, clocks, graphs, and the CUDA executor's launches of the solver's
+// stages and the rollout kernels (the collision's are in cuda/collision_cuda.cu, the split
+// Newton tail's in cuda/newton_tail_cuda.cu). No physics here: the stage bodies come from
+// src/kernels through launch/launches_impl.hpp.
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -8,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda_api.hpp"
+#include "launch/cuda_api.hpp"
 #include "kernels/newton.hpp"
 #include "launch_cuda.cuh"
 #include "newton_tail_cuda.cuh"
@@ -114,7 +116,7 @@ int reference_solve(CudaExec& exec, std::shared_ptr<void>& workspace, bool f32, 
 
 }  // namespace sap
 
-#include "solver_launch_impl.hpp"
+#include "launch/launches_impl.hpp"
 
 namespace sap {
 namespace cuda {
@@ -297,6 +299,11 @@ bool is_device_pointer(const void* p) {
 std::unique_ptr<SolverLaunch> make_solver_launch(Context& ctx) {
   CudaExec exec(static_cast<cudaStream_t>(ctx.cuda_stream()));
   return std::make_unique<SolverLaunchImpl<CudaExec>>(exec);
+}
+
+std::unique_ptr<RolloutLaunch> make_rollout_launch(Context& ctx) {
+  CudaExec exec(static_cast<cudaStream_t>(ctx.cuda_stream()));
+  return std::make_unique<RolloutLaunchImpl<CudaExec>>(exec);
 }
 
 }  // namespace cuda

@@ -1,8 +1,9 @@
-// CUDA instantiation of the collision launch (no physics here: the bodies come from
-// src/kernels/collision_*.hpp through collision_launch_impl.hpp).
-#include "collision_launch_impl.hpp"
-#include "cuda_api.hpp"
+// The CUDA executor's collision launch, in a translation unit of its own (compiled in
+// parallel with cuda/backend_cuda.cu, the other long compile). No physics
+// here: the bodies come from src/kernels/collision_*.hpp through launch/launches_impl.hpp.
+#include "launch/cuda_api.hpp"
 #include "launch_cuda.cuh"  // CudaExec and its launchers, before the templates that use them
+#include "launch/launches_impl.hpp"
 
 namespace sap {
 namespace cuda {

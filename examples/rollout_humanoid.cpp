@@ -3,7 +3,9 @@
 // episodes that end when the torso falls below a height and restart by a subset reset with
 // seeded noise, and a summary (env-steps/s, episode lengths, resets, retries, failures).
 //
-//   rollout_humanoid [--nworld N] [--iters K] [--backend cpu|cuda|auto] [--threads T]
+//   rollout_humanoid [--nworld N] [--iters K] [--backend cpu|cuda|auto] [--threads T] [--scene S]
+//                    --scene S     a JSON scene with a body named 'torso' (default: the
+//                                  repository's scenes/humanoid.json)
 //                    [--compare]   also time the same loop through the plain API (rollout overhead)
 //
 // The policy runs on the host over zero-copy views (CPU backend: the simulator's own memory;
@@ -54,7 +56,9 @@ int main(int argc, char** argv) {
     else if (s == "--scene") a.scene = next();
     else if (s == "--compare") a.compare = true;
     else {
-      std::fprintf(stderr, "usage: %s [--nworld N] [--iters K] [--backend cpu|cuda|auto] [--threads T] [--compare]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--nworld N] [--iters K] [--backend cpu|cuda|auto] [--threads T] [--scene S] "
+                   "[--compare]\n",
                    argv[0]);
       return 2;
     }
@@ -64,7 +68,7 @@ int main(int argc, char** argv) {
   try {
     scene = sap::load_scene(a.scene);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rollout_humanoid: %s (the humanoid needs ../shared/models)\n", e.what());
+    std::fprintf(stderr, "rollout_humanoid: %s\n", e.what());
     return 1;
   }
   const sap::Model& m = scene.model;
@@ -76,6 +80,10 @@ int main(int argc, char** argv) {
   o.retry.depth = 2;  // rescue worlds whose step fails with 2 or 4 sub-steps
   const int nw = a.nworld, nu = m.nu, nq = m.nq, nv = m.nv;
   const int torso = m.body_id("torso");
+  if (torso < 0) {
+    std::fprintf(stderr, "rollout_humanoid: %s: the scene has no body named 'torso'\n", a.scene.c_str());
+    return 1;
+  }
 
   // ---- the rollout loop
   auto run = [&](bool rollout_api, std::vector<int>* lengths, long long* resets) {
@@ -127,8 +135,7 @@ int main(int argc, char** argv) {
         std::vector<double> hp;
         const double* p = static_cast<const double*>(pos.data);
         if (cuda) {
-          hp.resize(static_cast<std::size_t>(pos.size()));
-          sap::detail::mem_copy(hp.data(), sap::Backend::CPU, pos.data, sap::Backend::CUDA, hp.size() * sizeof(double));
+          hp = pos.to_host<double>();
           p = hp.data();
         }
         for (int w = 0; w < nw; ++w)

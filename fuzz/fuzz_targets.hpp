@@ -87,7 +87,7 @@ inline std::string load_mjcf_text(const std::string& text, bool drop_unsupported
     ImportOptions o;
     o.drop_unsupported = drop_unsupported;
     ImportReport report;
-    const Model m = load_mjcf_string(text, kMjcfSource, &report, o, assets_dir());
+    const Model m = load_mjcf_string(text, kMjcfSource, &report, o, assets_dir()).model;
     detail::evaluate(m, detail::reference_configuration(m), {});
     for (const auto& k : report.keyframes)
       if (static_cast<int>(k.qpos.size()) == m.nq) detail::evaluate(m, k.qpos, {});
@@ -101,7 +101,7 @@ inline std::string load_urdf_text(const std::string& text, bool floating_and_dro
     ImportOptions o;
     o.drop_unsupported = floating_and_drop;
     ImportReport report;
-    const Model m = load_urdf_string(text, kUrdfSource, &report, o, floating_and_drop);
+    const Model m = load_urdf_string(text, kUrdfSource, &report, o, floating_and_drop).model;
     detail::evaluate(m, detail::reference_configuration(m), {});
   });
 }

@@ -1,5 +1,5 @@
 // Helpers of the MuJoCo-model oracle tests (issue 30: test_spatial_tendon, test_actuator_dynamics,
-// test_fluid_forces, test_passive_forces): the fixtures of tools/mujoco_model_reference.py, the
+// test_fluid_forces, test_passive_forces): the fixtures of tools/reference/mujoco_model_reference.py, the
 // oracle model imported with its bodies and joints, and host kinematics of one configuration
 // with the solver's own functions (poses, com-based dof subspaces, body velocities).
 #pragma once
@@ -26,7 +26,7 @@ using nlohmann::json;
 inline json load_mujoco_fixture(const std::string& name) {
   const std::string path = std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/" + name + ".json";
   std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": missing (tools/mujoco_model_reference.py writes it)");
+  if (!f) throw std::runtime_error(path + ": missing (tools/reference/mujoco_model_reference.py writes it)");
   return json::parse(f);
 }
 
@@ -50,7 +50,7 @@ inline sap::Model load_oracle_model(const json& ref) {
   sap::ImportReport report;
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
-  sap::Model m = sap::load_mjcf_string(xml, path, &report, opt);
+  sap::Model m = sap::load_mjcf_string(xml, path, &report, opt).model;
   EXPECT_EQ(m.body_names, vec_of<std::string>(ref["body_names"]));
   EXPECT_EQ(m.jnt_names, vec_of<std::string>(ref["jnt_names"]));
   EXPECT_EQ(m.nq, ref["nq"].get<int>());

@@ -1,6 +1,6 @@
-// The scenes every cross-backend test runs: each JSON scene of scenes/ and the humanoid, G1
-// and Panda MJCF models of ../shared (skipped where ../shared is not beside the checkout).
-// g1_rough_terrain is the heightfield scene (G1 on rough ground).
+// The scenes every cross-backend test runs: each JSON scene of scenes/ and the G1 and Panda MJCF
+// models of models/ (the repository's vendored models). g1_rough_terrain is the heightfield scene
+// (G1 on rough ground).
 #pragma once
 
 #include <algorithm>
@@ -38,22 +38,10 @@ inline Scene load_named(const std::string& name) {
       "assets": [{"id": "robot", "type": "mjcf", "path": ")") +
            path + R"(", "keyframe": ")" + keyframe + R"("}]})";
   };
-  if (name == "g1") return parse_scene(mjcf("../../shared/models/unitree_g1/scene_flat.xml", "home"), "g1", kScenes);
+  if (name == "g1") return parse_scene(mjcf("../models/unitree_g1/scene_flat.xml", "home"), "g1", kScenes);
   if (name == "panda")
-    return parse_scene(mjcf("../../shared/models/franka_emika_panda/mjx_single_cube.xml", "home"), "panda", kScenes);
+    return parse_scene(mjcf("../models/franka_emika_panda/mjx_single_cube.xml", "home"), "panda", kScenes);
   return load_scene(kScenes + name + ".json");
-}
-
-inline bool available(const std::string& name) {
-  if (name == "g1") return std::filesystem::exists(kScenes + "../../shared/models/unitree_g1/scene_flat.xml");
-  if (name == "g1_rough_terrain")  // a JSON scene including the shared G1 model
-    return std::filesystem::exists(kScenes + "../../shared/models/unitree_g1/unitree_g1_mjlab.xml");
-  if (name == "panda")
-    return std::filesystem::exists(kScenes + "../../shared/models/franka_emika_panda/mjx_single_cube.xml");
-  if (name == "humanoid") return std::filesystem::exists(kScenes + "../../shared/models/humanoid.xml");
-  if (name == "franka_cube")  // a JSON scene whose asset is the shared Panda model
-    return std::filesystem::exists(kScenes + "../../shared/models/franka_emika_panda/mjx_single_cube.xml");
-  return true;
 }
 
 // Steps before the compared states: long enough for dropped bodies to land, pendulums to swing.

@@ -1,5 +1,5 @@
 // Actuator dynamics and muscles (kernels/actuator_dynamics.hpp, issue 30) against MuJoCo
-// (tools/mujoco_model_reference.py, tests/data/mujoco/actuator_dynamics.xml) and against
+// (tools/reference/mujoco_model_reference.py, tests/data/mujoco/actuator_dynamics.xml) and against
 // themselves:
 //   * act_dot, the next activation (one mj_step), actuator_force and qfrc_actuator equal
 //     MuJoCo's at 30 random (q, v, act, ctrl) to 1e-10 relative: dyntype filter, filterexact,
@@ -302,7 +302,7 @@ TEST(ActivationState, SolverIntegratesActivations) {
     <general name="integ" joint="c" dyntype="integrator" gainprm="1" actlimited="true" actrange="-1 0.5" actearly="true"/>
   </actuator>
 </mujoco>)";
-  const sap::Model m = sap::load_mjcf_string(xml, "activations.xml");
+  const sap::Model m = sap::load_mjcf_string(xml, "activations.xml").model;
   ASSERT_EQ(m.na, 3);
   sap::Context ctx(sap::Backend::CPU, 1);
   sap::SolverSAP solver(m, ctx, 1, sap::SolverOptions{});
@@ -338,7 +338,7 @@ namespace {
 // to rounding; approx32 (fp32 stages, midpoint position update and Coriolis) to its O(h) and fp32.
 TEST(MuscleArm, SolverFollowsMuJoCoForOneSecond) {
   const json ref = sap_test::load_mujoco_fixture("muscle_arm");
-  const sap::Model m = sap::load_mjcf(std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>());
+  const sap::Model m = sap::load_mjcf(std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>()).model;
   ASSERT_EQ(m.na, 4);
   const double h = ref["timestep"].get<double>(), freq = ref["arm_freq"].get<double>();
   const auto phase = vec_of<double>(ref["arm_phase"]);

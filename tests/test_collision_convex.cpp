@@ -1,4 +1,4 @@
-// General convex narrow phase (src/kernels/collision_convex.hpp): support functions against
+// General convex narrow phase (src/kernels/collision_gjk_epa.hpp, collision_manifold.hpp, collision_hfield.hpp): support functions against
 // brute force, GJK distances and EPA depths against the analytic pairs (box-box, sphere-box,
 // sphere-sphere), manifolds of face contacts (mesh cube on a plane / on a box, cylinder on a
 // box), symmetry under swapping the geoms, rigid-motion invariance, fp32 against fp64,
@@ -493,7 +493,7 @@ TEST(ConvexHfield, FlatFieldActsLikeAPlaneAndSlopeTiltsTheNormal) {
   EXPECT_TRUE(collide_frames(kGeomSphere, frame(sphere(V3(0, 0, 0.2), 0.05)), kGeomHfield, hframe(0), 0.01).empty());
 }
 
-// ---- MuJoCo oracles (tests/data/mujoco/convex_contacts.json, tools/mujoco_contacts.py) ------
+// ---- MuJoCo oracles (tests/data/mujoco/convex_contacts.json, tools/reference/mujoco_contacts.py) ------
 
 namespace {
 
@@ -593,7 +593,7 @@ struct OracleCase {
 TEST(ConvexOracle, MatchesMuJoCoContacts) {
   const std::string path = std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/convex_contacts.json";
   std::ifstream in(path);
-  ASSERT_TRUE(in) << "missing fixture " << path << " (tools/mujoco_contacts.py)";
+  ASSERT_TRUE(in) << "missing fixture " << path << " (tools/reference/mujoco_contacts.py)";
   const nlohmann::json fx = nlohmann::json::parse(in);
   int ncase = 0, npatch = 0, npoint = 0, nhfield = 0, inconsistent = 0;
   double worst_depth = 0, worst_angle = 0;
@@ -621,7 +621,7 @@ TEST(ConvexOracle, MatchesMuJoCoContacts) {
     }
     if (!c["mujoco_separates"].get<bool>()) {
       // MuJoCo's own normal does not separate the pair by its depth (checked in MuJoCo by
-      // tools/mujoco_contacts.py): not a reference; ours passed the check above.
+      // tools/reference/mujoco_contacts.py): not a reference; ours passed the check above.
       ++inconsistent;
       continue;
     }

@@ -393,7 +393,7 @@ TEST(CollisionPipeline, Fp32MatchesFp64) {
 }
 
 TEST(CollisionPipeline, UnsupportedPairsAreCountedAndReported) {
-  // Cylinders collide with everything (collision_convex.hpp): no unsupported pair here.
+  // Cylinders collide with everything (collision_manifold.hpp): no unsupported pair here.
   const Model m = make_scene(
       {{kGeomCylinder, {0.1, 0.05, 0}}, {kGeomSphere, {0.1, 0, 0}}, {kGeomCylinder, {0.1, 0.1, 0}}});
   Context ctx(Backend::CPU, 1);

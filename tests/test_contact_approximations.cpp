@@ -181,9 +181,10 @@ TEST_P(InclineGliding, HopsShrinkWithTheTimeStep) {
   }
 }
 
-// What reduces sap's gliding (docs/solver.md): the coupling of the cone scales with R_t / R_n,
-// so a smaller relaxation time tau_d or friction regularisation sigma reduces the hops (measured
-// and printed; the assertions only check the direction of the effect).
+// What sets sap's gliding (docs/solver.md): a sliding contact separates at v_n = v_hat_n -
+// R_n gamma_n + mu s, s = |v_t| - R_t mu gamma_n (docs/sap-math.md §3.7). A smaller relaxation
+// time tau_d (a smaller R_n, a stiffer v_hat_n) removes most of the hops; sigma enters only
+// through R_t mu gamma_n, ~1e-3 of |v_t| here, so it leaves the hop speed within 10 %.
 TEST(InclineGliding, SapHopsShrinkWithTauAndSigma) {
   const SlideFigures base = slide_box("approx32", ContactApproximation::Sap, 1e-3);
   const SlideFigures tau = slide_box("approx32", ContactApproximation::Sap, 1e-3, 1e-3);
@@ -192,8 +193,8 @@ TEST(InclineGliding, SapHopsShrinkWithTauAndSigma) {
                                 {"tau_d 0.001", tau}, {"sigma 1e-4", sigma}})
     std::printf("sap approx32 dt 1e-3 %s: accel %.5f, steps without contact %d, max |v_n| %.3g m/s, tilt %.3g deg\n",
                 name, f.accel, f.steps_without_contact, f.max_normal_speed, f.max_tilt_deg);
-  EXPECT_LT(tau.max_normal_speed, base.max_normal_speed);
-  EXPECT_LT(sigma.max_normal_speed, base.max_normal_speed);
+  EXPECT_LT(tau.max_normal_speed, 0.5 * base.max_normal_speed);
+  EXPECT_NEAR(sigma.max_normal_speed, base.max_normal_speed, 0.1 * base.max_normal_speed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Approximations, InclineGliding,

@@ -1,4 +1,4 @@
-// Stage 2 (src/kernels/contact_jacobian.hpp): contact weights of the approximate presets'
+// Stage 2 (src/kernels/contact_rows.hpp): contact weights of the approximate presets'
 // `body_inertia` mode. A contact moves the rigid body that carries its link, and links joined by
 // fixed joints are one rigid body: the weight is the directional mobility of the weld group
 // (docs/sap-math.md §3.2). The case is the legged robots of example-robot-data 6.0.0 (issue 18):
@@ -20,7 +20,7 @@
 #include "sap/scene.hpp"
 #include "sap/simulator.hpp"
 #include "sap/solver_options.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace {
 
@@ -41,6 +41,10 @@ SimulatorOptions options(Preset preset) {
   o.threads = 1;
   o.override_solver = true;
   o.solver.contact_preset_variant = preset;
+  // SAP's cone, whose regularisation R_t = sigma w, R_n >= beta^2 w / (4 pi^2) carries the weight
+  // on every contact (the Hunt-Crossley rows use it only in their near-rigid clamp and impact
+  // regularisation): the bounds below were set on it.
+  o.solver.contact_approximation = ContactApproximation::Sap;
   return o;
 }
 

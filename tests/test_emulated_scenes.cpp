@@ -80,7 +80,6 @@ void check_one_step(const std::string& name, const Scene& scene, const Simulator
 TEST_P(EmulatedScene, OneStepAgreesWithOneLane) {
   const std::string name = GetParam();
   if (!scene_selected(name)) GTEST_SKIP() << name << " not in SAP_EMU_SCENES";
-  if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
   const Scene scene = load_named(name);
   for (const char* preset : {"approx64", "approx32", "drake"}) {
     // approx32 and drake at one warp and a partial second warp; approx64 at every count.
@@ -118,7 +117,6 @@ TEST_P(EmulatedScene, TrajectoryAgreesWithOneLane) {
   constexpr double kCarry = 10;
   const std::string name = GetParam();
   if (!scene_selected(name)) GTEST_SKIP() << name << " not in SAP_EMU_SCENES";
-  if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
   const Scene scene = load_named(name);
   const int steps = 8;
   const std::vector<int> lanes = std::getenv("SAP_EMU_LANES") ? lane_counts() : std::vector<int>{3, 32};

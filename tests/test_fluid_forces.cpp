@@ -180,7 +180,7 @@ namespace {
 // diagonal, 1.5e-6 of the entry); the other bodies agree to rounding.
 TEST(FluidForces, ImportedModelMatchesMuJoCo) {
   const json ref = sap_test::load_mujoco_fixture("fluid_forces");
-  const sap::Model model = sap::load_mjcf(std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>());
+  const sap::Model model = sap::load_mjcf(std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>()).model;
   ASSERT_EQ(model.nfluidbody, model.nbody);
   ASSERT_EQ(model.nfluidgeom, model.ngeom);
   EXPECT_EQ(model.body_names, vec_of<std::string>(ref["body_names"]));
@@ -213,7 +213,7 @@ TEST(FluidForces, ImportedModelMatchesMuJoCo) {
 
 namespace {
 
-// gymnasium-robotics' swimmer (from the robot corpus cache, tools/robot_corpus.py) under a
+// gymnasium-robotics' swimmer (from the robot corpus cache, tools/checks/robot_corpus.py) under a
 // travelling wave, our solver against MuJoCo (tests/data/mujoco/swimmer_gait.json): in its
 // fluid it swims: its centre of mass travels as far as MuJoCo's in 10 s, to 25 % (measured
 // 0.649 m against 0.576 m: MuJoCo integrates the file with RK4, we with the SAP step; MuJoCo's
@@ -227,11 +227,11 @@ TEST(FluidForces, GymSwimmerSwims) {
   const json ref = sap_test::load_mujoco_fixture("swimmer_gait");
   const std::string path = cache + "/unpacked/gymnasium-robotics/" + ref["model"].get<std::string>();
   if (!std::filesystem::exists(path))
-    GTEST_SKIP() << "robot corpus not cached (" << path << "): run tools/robot_corpus.py --subset";
+    GTEST_SKIP() << "robot corpus not cached (" << path << "): run tools/checks/robot_corpus.py --subset";
   for (const json& run : ref["samples"]) {
     const bool fluid = run["fluid"].get<bool>();
     if (!fluid) continue;
-    const sap::Model m = sap::load_mjcf(path);
+    const sap::Model m = sap::load_mjcf(path).model;
     ASSERT_GT(m.nfluidbody, 0);
     sap::Context ctx(sap::Backend::CPU, 1);
     sap::SolverSAP solver(m, ctx, 1, sap::SolverOptions{});

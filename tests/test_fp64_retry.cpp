@@ -37,6 +37,7 @@ SolverOptions approx32(bool retry, bool all_fp64 = false, int capacity = 0) {
   set_solver_option(o, "fp64_retry", retry ? "true" : "false");
   set_solver_option(o, "fp64_retry_capacity", std::to_string(capacity));
   set_solver_option(o, "near_rigid_threshold", "0");  // the scene's: rigid contact, no floor on R
+  set_solver_option(o, "contact_approximation", "sap");  // the scene's: R_n = 1 / (h^2 k) on SAP's cone
   if (all_fp64) {
     for (const char* k : {"free_motion_solve_precision", "contact_solve_precision", "contact_linear_solve_precision",
                           "sap_contact_weight_precision"})

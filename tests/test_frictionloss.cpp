@@ -17,7 +17,7 @@
 #include "sap/mjcf.hpp"
 #include "sap/model_builder.hpp"
 #include "sap/solver_sap.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace {
 
@@ -179,22 +179,22 @@ TEST(FrictionLossImport, MjcfFrictionlossAndDefaults) {
   <worldbody><body><joint name="a" type="hinge" frictionloss="0.5"/><geom size="0.1" mass="1"/>
     <body><joint name="b" type="slide" class="sticky"/><geom size="0.1" mass="1"/></body></body></worldbody>
 </mujoco>)",
-                                   "model.xml");
+                                   "model.xml").model;
   ASSERT_EQ(m.nv, 2);
   EXPECT_DOUBLE_EQ(m.dof_frictionloss[0], 0.5);
   EXPECT_DOUBLE_EQ(m.dof_frictionloss[1], 0.25);
 }
 
-// MuJoCo oracle (tools/frictionloss_reference.py -> tests/data/mujoco/frictionloss_hinge.json): the
+// MuJoCo oracle (tools/reference/frictionloss_reference.py -> tests/data/mujoco/frictionloss_hinge.json): the
 // same MJCF stepped by MuJoCo under tau = 0.9, 3.75, -1.8 N m with f = 1.5. Above the threshold
 // MuJoCo's frictionloss row saturates at f as ours does: the velocities agree at every step (ours
 // with exact_root, which breaks away on the first step). Below it both only creep; MuJoCo's soft
 // row (solreffriction) creeps faster than ours (R = sigma / A_jj): 4.75e-3 rad/s against 4.5e-6.
 TEST(FrictionLossOracle, MatchesMujocoOnAHinge) {
   std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/frictionloss_hinge.json");
-  ASSERT_TRUE(in.good()) << "missing fixture (run tools/frictionloss_reference.py)";
+  ASSERT_TRUE(in.good()) << "missing fixture (run tools/reference/frictionloss_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(in);
-  const Model m = load_mjcf_string(ref["xml"].get<std::string>(), "frictionloss_hinge.xml");
+  const Model m = load_mjcf_string(ref["xml"].get<std::string>(), "frictionloss_hinge.xml").model;
   ASSERT_EQ(m.nv, 1);
   EXPECT_DOUBLE_EQ(m.dof_frictionloss[0], ref["frictionloss"].get<double>());
   const double h = ref["timestep"].get<double>(), f = ref["frictionloss"].get<double>();

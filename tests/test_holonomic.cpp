@@ -20,7 +20,7 @@
 #include "sap/backend/launch_cpu.hpp"
 #include "sap/model_builder.hpp"
 #include "sap/solver_sap.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 using namespace sap;
 
@@ -616,7 +616,7 @@ TEST(HolonomicScene, ConstrainedMechanismsHoldTheirConstraints) {
 // ------------------------------------------------------------------------------------------
 // A soft MJCF weld (solref 0.02 1) holding a free body under a mocap body, against the steady
 // state of our law and against MuJoCo (tests/data/mujoco/weld_sag.json, written by
-// tools/weld_sag_reference.py; docs/model-import.md "Compliance from solref").
+// tools/reference/weld_sag_reference.py; docs/model-import.md "Compliance from solref").
 // Our law (docs/sap-math.md §12.2): at the fixed point vc = 0, the row's impulse is
 // gamma = v_hat / R = -x / ((h + tau_d) R) and carries the load, gamma = h m g, so the sag is
 // x_ss = (h + tau_d) h R m g. With R = w / (h (h K + B)), tau_d = B/K this is m g w / K, and
@@ -632,11 +632,11 @@ TEST(HolonomicScene, ConstrainedMechanismsHoldTheirConstraints) {
 namespace {
 TEST(HolonomicMjcf, SoftWeldSagMatchesSteadyStateLawAndMuJoCo) {
   std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
-  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/reference/weld_sag_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(f);
   std::string xml = ref["xml"].get<std::string>();
   xml.replace(xml.find("{solimp}"), 8, "0.9 0.95 0.001");
-  const Model model = load_mjcf_string(xml, "weld_sag.xml");
+  const Model model = load_mjcf_string(xml, "weld_sag.xml").model;
   ASSERT_EQ(model.neq, 1);
   const double h = ref["dt"].get<double>(), mass = ref["mass"].get<double>();
   const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
@@ -688,7 +688,7 @@ TEST(HolonomicMjcf, SoftWeldSagMatchesSteadyStateLawAndMuJoCo) {
 namespace {
 TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
   std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
-  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/reference/weld_sag_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(f);
   const double h = ref["dt"].get<double>();
   const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
@@ -703,7 +703,7 @@ TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
     char direct[64];
     std::snprintf(direct, sizeof direct, "solref=\"%.17g %.17g\"", -K, -B);
     xml.replace(xml.find(solref), solref.size(), direct);
-    Runner run(load_mjcf_string(xml, "weld_sag_direct.xml"), opts("approx64"));
+    Runner run(load_mjcf_string(xml, "weld_sag_direct.xml").model, opts("approx64"));
     for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
     const double sag = 1.0 - run.q()[2], mj = r["sag"].get<double>();
     EXPECT_NEAR(sag, mj, 2e-3 * mj) << "d = " << d0;
@@ -723,7 +723,7 @@ TEST(HolonomicMjcf, SolrefScaledForImpedanceGivesMuJoCoSag) {
 namespace {
 TEST(HolonomicMjcf, SoftWeldRotationRowsAgainstLawAndMuJoCo) {
   std::ifstream f(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/weld_sag.json");
-  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/weld_sag_reference.py)";
+  ASSERT_TRUE(f.good()) << "tests/data/mujoco/weld_sag.json missing (tools/reference/weld_sag_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(f);
   const nlohmann::json off = ref["com_offset"];
   std::string xml = ref["xml"].get<std::string>();
@@ -733,7 +733,7 @@ TEST(HolonomicMjcf, SoftWeldRotationRowsAgainstLawAndMuJoCo) {
   const double h = ref["dt"].get<double>(), mass = ref["mass"].get<double>(), arm = 0.09;
   const double tc = ref["solref"][0].get<double>(), dr = ref["solref"][1].get<double>();
   const double K = 1 / (tc * tc * dr * dr), B = 2 / tc;
-  Runner run(load_mjcf_string(xml, "weld_sag_offset.xml"), opts("approx64"));
+  Runner run(load_mjcf_string(xml, "weld_sag_offset.xml").model, opts("approx64"));
   for (int i = 0; i < ref["steps"].get<int>(); ++i) run.step(h);
   const std::vector<double> q = run.q();
   const double s = std::sqrt(q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);

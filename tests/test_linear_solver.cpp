@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "backend_parity.hpp"
-#include "reference_solve.hpp"
+#include "launch/reference_solve.hpp"
 #include "scene_cases.hpp"
 
 using namespace sap;
@@ -25,7 +25,6 @@ class ReferenceSolve : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ReferenceSolve, AgreesWithOurCholesky) {
   const std::string name = GetParam();
-  if (!available(name)) GTEST_SKIP() << name << ": model not found beside the checkout (../shared)";
   const Scene scene = load_named(name);
   for (const char* preset : {"approx64", "approx32", "drake"}) {
     Simulator ours(scene, options(scene, preset, LinearSolver::Cholesky));
@@ -54,7 +53,6 @@ INSTANTIATE_TEST_SUITE_P(Scenes, ReferenceSolve, ::testing::ValuesIn(kSceneCases
 // The split kernels with many lanes: reference solve on emulated teams vs the fused one-lane solve.
 TEST(ReferenceSolve, SplitLoopOnEmulatedTeams) {
   for (const std::string name : {"box_stack_5", "pd_arm", "humanoid"}) {
-    if (!available(name)) continue;
     const Scene scene = load_named(name);
     Simulator ours(scene, options(scene, "approx64", LinearSolver::Cholesky));
     Simulator split(scene, options(scene, "approx64", LinearSolver::Reference, 33));

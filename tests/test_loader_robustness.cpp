@@ -84,15 +84,15 @@ TEST(LoaderRobustness, SeedCorpusLoads) {
 TEST(LoaderRobustness, StringEntryPointsMatchFiles) {
   const std::string dir = std::string(SAP_SOURCE_DIR) + "/fuzz/assets";
   const std::string mjcf_path = dir + "/arm.xml", urdf_path = dir + "/arm.urdf";
-  const sap::Model a = sap::load_mjcf(mjcf_path), b = sap::load_mjcf_string(read(mjcf_path), "arm", nullptr, {}, dir);
+  const sap::Model a = sap::load_mjcf(mjcf_path).model, b = sap::load_mjcf_string(read(mjcf_path), "arm", nullptr, {}, dir).model;
   EXPECT_EQ(a.nq, b.nq);
   EXPECT_EQ(a.nv, b.nv);
   EXPECT_EQ(a.nu, b.nu);
   EXPECT_EQ(a.body_mass, b.body_mass);
   EXPECT_EQ(a.body_pos, b.body_pos);
-  const sap::Model c = sap::load_urdf(urdf_path, nullptr, {}, true);
+  const sap::Model c = sap::load_urdf(urdf_path, nullptr, {}, true).model;
   // URDF text resolves mesh paths (package://arm/...) relative to the source name's directory.
-  const sap::Model d = sap::load_urdf_string(read(urdf_path), urdf_path, nullptr, {}, true);
+  const sap::Model d = sap::load_urdf_string(read(urdf_path), urdf_path, nullptr, {}, true).model;
   EXPECT_EQ(c.nq, d.nq);
   EXPECT_EQ(c.body_inertia, d.body_inertia);
   EXPECT_EQ(c.nmesh, 2);  // fuzz/assets/arm/upper.stl, upper2.stl
@@ -101,7 +101,7 @@ TEST(LoaderRobustness, StringEntryPointsMatchFiles) {
   sap::ImportOptions drop;
   drop.drop_unsupported = true;
   const sap::Model panda = sap::load_mjcf_string(R"(<mujoco><include file="mjx_scene.xml"/></mujoco>)", "s", nullptr,
-                                                 drop, dir);
+                                                 drop, dir).model;
   EXPECT_EQ(panda.nv, 9);
   try {
     sap::load_mjcf_string(

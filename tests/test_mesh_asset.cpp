@@ -1,8 +1,8 @@
-// Mesh and heightfield assets (src/mesh_asset.cpp, src/mjcf_assets.cpp): file reading (OBJ,
+// Mesh and heightfield assets (src/import/mesh_asset.cpp, src/import/mjcf_assets.cpp): file reading (OBJ,
 // ASCII and binary STL), convex hulls (vertices, outward triangles, Euler characteristic, edge
 // pairing), mass properties against analytic solids, scale and mirrors, PNG heightfields, clear
 // errors naming the file, and the MJCF import against MuJoCo's compiler
-// (tests/data/meshes/mesh_scene_mujoco.json, written by tools/mesh_reference.py).
+// (tests/data/meshes/mesh_scene_mujoco.json, written by tools/reference/mesh_reference.py).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -269,10 +269,10 @@ int our_type(int mj) {
 // about 1e-7 relative; 1e-6 relative (to the body's largest value) is asserted.
 TEST(MjcfMeshOracle, MatchesMuJoCosCompiler) {
   std::ifstream in(data("mesh_scene_mujoco.json"));
-  ASSERT_TRUE(in) << "missing fixture (tools/mesh_reference.py)";
+  ASSERT_TRUE(in) << "missing fixture (tools/reference/mesh_reference.py)";
   const nlohmann::json ref = nlohmann::json::parse(in);
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(data("mesh_scene.xml"), &report);
+  const sap::Model m = sap::load_mjcf(data("mesh_scene.xml"), &report).model;
   for (const auto& b : ref["bodies"]) {
     const std::string name = b["name"];
     SCOPED_TRACE(name);
@@ -358,7 +358,7 @@ TEST(MjcfMesh, MeshdirDefaultsAndInlineVertices) {
            <mesh name="cube" vertex="0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 1 1 1 1" scale="1 1 1"/></asset>
     <worldbody><body name="t"><freejoint/><geom type="mesh" mesh="tetra" density="6"/></body>
                <body name="c" pos="0 0 3"><freejoint/><geom type="mesh" mesh="cube"/></body></worldbody></mujoco>)";
-  const sap::Model m = sap::load_mjcf(dir.write("m.xml", xml));
+  const sap::Model m = sap::load_mjcf(dir.write("m.xml", xml)).model;
   EXPECT_NEAR(m.body_mass[m.body_id("t")], 6 * 8.0 / 6, 1e-12);  // scale 2: volume 8/6
   EXPECT_NEAR(m.body_mass[m.body_id("c")], 1000.0, 1e-9);       // unit cube from its hull
   EXPECT_EQ(m.nmesh, 2);

@@ -36,7 +36,7 @@ Eigen::Matrix3d Rz(double a) { return Eigen::AngleAxisd(a, Eigen::Vector3d::Unit
 
 sap::Model load(const std::string& xml, sap::ImportReport* report = nullptr, const sap::ImportOptions& opt = {}) {
   TempDir dir("mjcf");
-  return sap::load_mjcf(dir.write("model.xml", xml), report, opt);
+  return sap::load_mjcf(dir.write("model.xml", xml), report, opt).model;
 }
 
 bool has_warning(const sap::ImportReport& r, const std::string& needle, int* count = nullptr) {
@@ -189,7 +189,7 @@ TEST(Mjcf, IncludeRelativeToTheIncludingFile) {
   <include file="parts/arm.xml"/>
   <worldbody><geom name="floor" type="plane" size="0 0 1"/></worldbody>
 </mujoco>)");
-  const sap::Model m = sap::load_mjcf(dir.path() + "/scene.xml");
+  const sap::Model m = sap::load_mjcf(dir.path() + "/scene.xml").model;
   ASSERT_GE(m.joint_id("shoulder"), 0);
   EXPECT_DOUBLE_EQ(m.dof_damping[0], 4);
   // World geoms come first (MuJoCo's geom order is by body).
@@ -735,7 +735,7 @@ TEST(Mjcf, IncludedFileMayHaveAMujocoincludeRoot) {
   dir.write("parts.xml", "<mujocoinclude>\n<body name=\"b\" pos=\"0 0 1\">\n<joint type=\"hinge\"/>\n"
                          "<geom type=\"sphere\" size=\"0.1\"/>\n</body>\n</mujocoinclude>");
   dir.write("main.xml", "<mujoco>\n<worldbody>\n<include file=\"parts.xml\"/>\n</worldbody>\n</mujoco>");
-  const sap::Model m = sap::load_mjcf(dir.path() + "/main.xml");
+  const sap::Model m = sap::load_mjcf(dir.path() + "/main.xml").model;
   EXPECT_EQ(m.nbody, 2);
   EXPECT_EQ(m.body_names[1], "b");
   EXPECT_EQ(m.njnt, 1);

@@ -1,6 +1,6 @@
 // MJCF import of models that Debian's MuJoCo 2.2.2 cannot read (Unitree G1, Franka Panda, a
 // model using MuJoCo 3 features), checked against reference values that
-// tools/mujoco_reference.py wrote with the PyPI `mujoco` package (tests/data/mujoco/*.json):
+// tools/reference/mujoco_reference.py wrote with the PyPI `mujoco` package (tests/data/mujoco/*.json):
 // compiled constants, keyframes, body poses, the mass matrix and the bias forces at random
 // (q, v) to 1e-10 relative.
 //
@@ -69,16 +69,15 @@ void check_actuator_force(const sap::Model& m, const json& smp) {
 void check_fixture(const std::string& name) {
   const std::string fixture = std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/" + name + ".json";
   std::ifstream in(fixture);
-  ASSERT_TRUE(in.good()) << "missing fixture " << fixture << " (run tools/mujoco_reference.py)";
+  ASSERT_TRUE(in.good()) << "missing fixture " << fixture << " (run tools/reference/mujoco_reference.py)";
   const json ref = json::parse(in);
   const std::string model_path = std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>();
-  if (!std::filesystem::exists(model_path)) GTEST_SKIP() << model_path << " is missing (../shared not mounted?)";
   SCOPED_TRACE(model_path + " vs MuJoCo " + ref["mujoco_version"].get<std::string>());
 
   sap::ImportOptions opt;
   opt.drop_unsupported = false;  // nothing is dropped: the Panda's finger equality is a coupler
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(model_path, &report, opt);
+  const sap::Model m = sap::load_mjcf(model_path, &report, opt).model;
 
   ASSERT_EQ(m.nq, ref["nq"].get<int>());
   ASSERT_EQ(m.nv, ref["nv"].get<int>());
@@ -219,10 +218,9 @@ TEST(MjcfFixtures, AffineActuators) { check_fixture("affine_actuators"); }
 // The Panda's finger coupling (mjx_panda.xml:104, <joint joint1 joint2 solref="0.005 1">) is
 // imported as a joint equality: finger_joint1 = finger_joint2, MuJoCo's solref kept.
 TEST(MjcfFixtures, PandaImportsTheFingerCoupler) {
-  const std::string path = std::string(SAP_SOURCE_DIR) + "/../shared/models/franka_emika_panda/mjx_single_cube.xml";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
+  const std::string path = std::string(SAP_SOURCE_DIR) + "/models/franka_emika_panda/mjx_single_cube.xml";
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(path, &report);  // no drop_unsupported
+  const sap::Model m = sap::load_mjcf(path, &report).model;  // no drop_unsupported
   ASSERT_EQ(m.neq, 1);
   EXPECT_EQ(m.eq_type[0], sap::kEqJoint);
   EXPECT_EQ(m.eq_obj1id[0], m.joint_id("finger_joint1"));
@@ -237,10 +235,9 @@ TEST(MjcfFixtures, PandaImportsTheFingerCoupler) {
 
 // The humanoid's hamstrings: two limited fixed tendons L = 0.5 hip_y - 0.5 knee, range [-0.3, 2].
 TEST(MjcfFixtures, HumanoidImportsTheHamstringTendons) {
-  const std::string path = std::string(SAP_SOURCE_DIR) + "/../shared/models/humanoid.xml";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
+  const std::string path = std::string(SAP_SOURCE_DIR) + "/models/mujoco_humanoid/humanoid.xml";
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(path, &report);  // no drop_unsupported
+  const sap::Model m = sap::load_mjcf(path, &report).model;  // no drop_unsupported
   ASSERT_EQ(m.ntendon, 2);
   for (const char* side : {"right", "left"}) {
     const int t = m.tendon_id(std::string("hamstring_") + side);

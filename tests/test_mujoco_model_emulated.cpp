@@ -76,7 +76,7 @@ Traj run(const sap::Scene& scene, int lanes) {
 TEST(MujocoModelEmulated, TeamsFollowOneLane) {
   sap::Scene scene;
   scene.name = "mujoco_model_features";
-  scene.model = sap::load_mjcf_string(kModel, "features.xml");
+  scene.model = sap::load_mjcf_string(kModel, "features.xml").model;
   ASSERT_EQ(scene.model.ntendata, 3);
   ASSERT_EQ(scene.model.na, 3);
   ASSERT_GT(scene.model.nfluidbody, 0);

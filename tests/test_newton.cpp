@@ -9,8 +9,8 @@
 #include "kernels/newton.hpp"
 #include "sap/backend/launch_cpu.hpp"
 #include "sap/simulator.hpp"
-#include "solve_data.hpp"
-#include "solver_launch.hpp"
+#include "model/solve_data.hpp"
+#include "launch/launches.hpp"
 
 using namespace sap;
 

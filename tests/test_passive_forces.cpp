@@ -1,5 +1,5 @@
 // Passive forces and actuator force limits (kernels/passive_forces.hpp, issue 30) against MuJoCo
-// (tools/mujoco_model_reference.py, tests/data/mujoco/passive_forces.xml) at 12 random (q, v, ctrl):
+// (tools/reference/mujoco_model_reference.py, tests/data/mujoco/passive_forces.xml) at 12 random (q, v, ctrl):
 //   * springdamper: our dof_invweight0 (from our M(qpos0)) and the stiffness/damping it gives
 //     equal MuJoCo's compiled values;
 //   * qfrc_spring (hinge/slide with springref, ball and free joints, a tendon with a deadband),

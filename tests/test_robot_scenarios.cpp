@@ -3,11 +3,11 @@
 // Fetch's pick-and-place table with its object at rest (fetch/pick_and_place.xml), loaded
 // strictly as published, from their environments' reset states, on the three presets.
 //
-// The models are not in the repository: tools/robot_corpus.py fetches the wheel into
+// The models are not in the repository: tools/checks/robot_corpus.py fetches the wheel into
 // ~/.cache/sap-robot-corpus (or $SAP_ROBOT_CORPUS_CACHE); .ci/run runs this binary from the
 // corpus step after the fetch. Without the cache the tests skip with a message. MuJoCo's
 // figures for the same scenarios come from tests/data/mujoco/robot_scenarios.json
-// (tools/robot_scenarios_reference.py, which documents how each environment's reset is
+// (tools/reference/robot_scenarios_reference.py, which documents how each environment's reset is
 // reproduced).
 #include <gtest/gtest.h>
 
@@ -40,7 +40,7 @@ std::string corpus_assets() {
   do {                                                                                                      \
     if (!std::filesystem::exists(path))                                                                     \
       GTEST_SKIP() << "robot corpus not cached (" << (path)                                                 \
-                   << " missing): run tools/robot_corpus.py --subset to fetch gymnasium-robotics 1.4.2"; \
+                   << " missing): run tools/checks/robot_corpus.py --subset to fetch gymnasium-robotics 1.4.2"; \
   } while (0)
 
 nlohmann::json mujoco_fixture() {
@@ -54,7 +54,7 @@ Eigen::Vector3d vec3(const nlohmann::json& j) { return {j[0].get<double>(), j[1]
 // velocity, constant controls; strict import (an unsupported element is an error).
 Scene model_scene(const std::string& path) {
   Scene s;
-  s.model = load_mjcf(path);
+  s.model = load_mjcf(path).model;
   s.source = path;
   s.dt = s.model.timestep;
   s.num_worlds = 1;

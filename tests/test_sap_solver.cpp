@@ -16,7 +16,7 @@
 #include "sap/model_builder.hpp"
 #include "sap/scene.hpp"
 #include "sap/solver_sap.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 using namespace sap;
 using namespace sap::testing;
@@ -168,11 +168,23 @@ InclineResult run_incline(const char* preset_name, double theta, double mu, doub
 }
 }  // namespace
 
-// tan(theta) < mu: the box sticks (only the regularised creep, ~sigma h g, remains).
+// tan(theta) < mu: the box sticks; only the regularised creep remains. SAP's cone creeps at
+// ~sigma h g; the Hunt-Crossley approximations (the default lagged) at the slip speed where the
+// regularised friction mu n v / sqrt(v^2 + v_s^2) carries the load m g sin(theta) on the normal
+// impulse n of m g cos(theta): v = v_s r / sqrt(1 - r^2), r = tan(theta) / mu.
 TEST_P(PresetTest, BoxOnInclineSticksBelowFrictionAngle) {
-  const InclineResult r = run_incline(GetParam(), 20 * kPi / 180, 0.5, 1.0);
-  EXPECT_LT(std::abs(r.s.back() - r.s.front()), 1e-4);
-  EXPECT_LT(std::abs(r.v.back()), 1e-4);
+  const double theta = 20 * kPi / 180, mu = 0.5;
+  const InclineResult r = run_incline(GetParam(), theta, mu, 1.0);
+  const SolverConfig c = preset(GetParam()).resolve();
+  if (c.contact_approximation == ContactApproximation::Sap) {
+    EXPECT_LT(std::abs(r.s.back() - r.s.front()), 1e-4);
+    EXPECT_LT(std::abs(r.v.back()), 1e-4);
+  } else {
+    const double ratio = std::tan(theta) / mu, creep = c.stiction_tolerance * ratio / std::sqrt(1 - ratio * ratio);
+    EXPECT_NEAR(r.v.back(), creep, 0.02 * creep);
+    // plus the lean of the compliant contacts as the load builds up, c psi ~ 6e-6 m (5 %)
+    EXPECT_LT(std::abs(r.s.back() - r.s.front()), 1.1 * creep * (r.t.back() - r.t.front()));
+  }
 }
 
 // tan(theta) > mu: the box slides with acceleration g (sin(theta) - mu cos(theta)), within 2 %.
@@ -232,6 +244,11 @@ TEST(Newton, LineSearchesAgreeAndCostDecreases) {
   for (LineSearchVariant ls :
        {LineSearchVariant::ExactRoot, LineSearchVariant::ArmijoDecay, LineSearchVariant::MonotoneDecay}) {
     SolverOptions o = preset("approx64");
+    // The problem whose round-off-level cost stall the residual bound below was calibrated on:
+    // approx64's midpoint map takes this fast-approaching box's gaps half a step ahead (docs/
+    // sap-math.md §8.5), deeper contacts on which armijo_decay's grid stalls at 277 x the
+    // tolerance; the line searches are compared on one problem either way.
+    o.position_integration = PositionIntegrationMode::SapEuler;
     o.line_search_variant = ls;
     o.record_cost_trace = true;
     o.cost_rel_tol = 1e-15;  // compare minimisers, not stall detection

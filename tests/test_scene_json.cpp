@@ -93,20 +93,13 @@ const char* kOneBox =
 TEST(SceneJson, EveryLibrarySceneLoadsAndSteps) {
   const auto files = scene_files();
   ASSERT_GE(files.size(), 10u) << "scenes/ lost files";
-  std::vector<std::string> missing_assets;
   for (const std::string& f : files) {
     SCOPED_TRACE(f);
     sap::Scene s;
     try {
-      s = sap::load_scene(f);
+      s = sap::load_scene(f);  // every asset lives in the repository (models/, scenes/)
     } catch (const std::exception& e) {
-      const std::string msg = e.what();
-      // Scenes importing ../shared/models cannot run where the models are not checked out.
-      if (msg.find("/path: file not found") != std::string::npos) {
-        missing_assets.push_back(msg);
-        continue;
-      }
-      ADD_FAILURE() << msg;
+      ADD_FAILURE() << e.what();
       continue;
     }
     EXPECT_FALSE(s.description.empty()) << "every library scene says what it shows";
@@ -123,15 +116,10 @@ TEST(SceneJson, EveryLibrarySceneLoadsAndSteps) {
     EXPECT_EQ(dropped, 0) << "max_rigid_contact is too small for the initial state";
     EXPECT_EQ(failed, 0) << "worlds failed (non-finite or factorisation)";
   }
-  if (!missing_assets.empty()) {
-    std::string all;
-    for (const auto& m : missing_assets) all += "\n  " + m;
-    GTEST_SKIP() << missing_assets.size() << " scene(s) not run, their assets are missing:" << all;
-  }
 }
 
 TEST(SceneJson, FreeCubeIsFaithfulToTheWarpYaml) {
-  // Numbers copied from models/sap_warp_scenes/free_cube.yaml.
+  // Numbers copied from MuJoCo Warp SAP's scene free_cube.yaml (docs/scene-format.md).
   const sap::Scene s = sap::load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/free_cube.json");
   EXPECT_EQ(s.name, "small_cube_spin_release");
   EXPECT_DOUBLE_EQ(s.dt, 0.005);
@@ -812,15 +800,13 @@ TEST(SceneJson, FreeJointVelocityForms) {
 
 TEST(SceneJson, MjcfAssetImport) {
   const std::string text = scene_with(
-      R"("assets": [{"type": "mjcf", "path": "../../shared/models/humanoid.xml", "prefix": "h_",
+      R"("assets": [{"type": "mjcf", "path": "../models/mujoco_humanoid/humanoid.xml", "prefix": "h_",
       "xform": {"p": [1, 0, 0]}, "keyframe": "squat"}])");
   sap::Scene s;
   try {
     s = sap::parse_scene(text, "asset.json", std::string(SAP_SOURCE_DIR) + "/scenes");
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();
-    if (msg.find("not implemented") != std::string::npos) GTEST_SKIP() << "MJCF import not available yet: " << msg;
-    if (msg.find("file not found") != std::string::npos) GTEST_SKIP() << "models not present: " << msg;
     FAIL() << msg;
   }
   EXPECT_EQ(s.model.nq, 28);

@@ -1,5 +1,5 @@
 // Spatial tendons (kernels/spatial_tendon.hpp, issue 30) against MuJoCo and against themselves:
-//   * lengths and moment arms equal MuJoCo's ten_length / ten_moment (tools/mujoco_model_reference.py,
+//   * lengths and moment arms equal MuJoCo's ten_length / ten_moment (tools/reference/mujoco_model_reference.py,
 //     tests/data/mujoco/spatial_tendons.xml: site paths, sphere and cylinder wraps with and without
 //     sidesite, the inside wrap, pulleys, hinge/slide/ball/free joints) at 40 random states to 1e-10;
 //   * moment arms are the derivatives of the length (central differences on the manifold);
@@ -193,7 +193,7 @@ namespace {
 // lengths and moments.
 TEST(SpatialTendon, ImportedModelMatchesMuJoCo) {
   const json ref = sap_test::load_mujoco_fixture("spatial_tendons");
-  const sap::Model model = sap::load_mjcf(std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>());
+  const sap::Model model = sap::load_mjcf(std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>()).model;
   ASSERT_EQ(model.ntendon, ref["ntendon"].get<int>());
   ASSERT_EQ(model.ntendata, model.ntendon);
   EXPECT_EQ(model.tendon_names, sap_test::vec_of<std::string>(ref["tendon_names"]));
@@ -225,7 +225,7 @@ TEST(SpatialTendon, SolverHoldsAStringLimit) {
   </worldbody>
   <tendon><spatial name="string" limited="true" range="0 0.3"><site site="anchor"/><site site="ball"/></spatial></tendon>
 </mujoco>)";
-  const sap::Model m = sap::load_mjcf_string(xml, "string.xml");
+  const sap::Model m = sap::load_mjcf_string(xml, "string.xml").model;
   ASSERT_EQ(m.ntendon, 1);
   sap::Context ctx(sap::Backend::CPU, 1);
   sap::SolverSAP solver(m, ctx, 1, sap::SolverOptions{});

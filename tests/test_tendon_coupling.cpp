@@ -1,5 +1,5 @@
 // Tendon equalities and tendon armature (kernels/tendon_coupling.hpp, issue 30) against MuJoCo
-// (tools/mujoco_model_reference.py, tests/data/mujoco/tendon_coupling.xml) at 12 random states:
+// (tools/reference/mujoco_model_reference.py, tests/data/mujoco/tendon_coupling.xml) at 12 random states:
 //   * tendon lengths and moments (fixed and spatial) equal ten_length / ten_moment;
 //   * the coupling residuals equal MuJoCo's equality rows' efc_pos (a quartic coupling of two
 //     fixed tendons, a one-tendon equality, a spatial tendon coupled to a fixed one);
@@ -137,7 +137,7 @@ TEST(TendonCoupling, SolverCouplesTheFingers) {
   <equality><tendon tendon1="lt" tendon2="rt" polycoef="0 0.5 0 0 0"/></equality>
   <actuator><motor joint="left" gear="1"/></actuator>
 </mujoco>)";
-  const sap::Model m = sap::load_mjcf_string(xml, "gripper.xml");
+  const sap::Model m = sap::load_mjcf_string(xml, "gripper.xml").model;
   ASSERT_EQ(m.neq, 1);
   sap::Context ctx(sap::Backend::CPU, 1);
   sap::SolverSAP solver(m, ctx, 1, sap::SolverOptions{});

@@ -1,6 +1,5 @@
 // The heightfield terrain scene (scenes/g1_rough_terrain.json, issue 18): Unitree G1 on rough
 // MJCF heightfield ground, held by its PD position actuators at its standing pose, stands.
-// Skipped where ../shared/models is not beside the checkout.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -19,7 +18,6 @@ using namespace sap;
 namespace {
 
 const std::string kScene = std::string(SAP_SOURCE_DIR) + "/scenes/g1_rough_terrain.json";
-const std::string kG1 = std::string(SAP_SOURCE_DIR) + "/../shared/models/unitree_g1/unitree_g1_mjlab.xml";
 
 struct FootContacts {
   int left = 0, right = 0, other_bodies_on_terrain = 0;
@@ -50,7 +48,6 @@ FootContacts terrain_contacts(Simulator& sim, int terrain_geom, int left_foot, i
 
 // The scene's terrain is a real heightfield (not flat), under the robot, and the only ground.
 TEST(TerrainScene, GroundIsARoughHeightfield) {
-  if (!std::filesystem::exists(kG1)) GTEST_SKIP() << "../shared/models/unitree_g1 is not beside this checkout";
   const Scene scene = load_scene(kScene);
   const Model& m = scene.model;
   ASSERT_EQ(m.nhfield, 1);
@@ -88,9 +85,8 @@ TEST(TerrainScene, GroundIsARoughHeightfield) {
 // (pelvis z axis within 15 degrees of vertical), both feet touching the heightfield from 0.5 s on
 // with no other body on the ground, penetration below 5 mm, no failed world, and nearly at rest
 // at the end (mean pelvis speed over the last 0.1 s < 5 cm/s). MuJoCo 3.3.7 on the same scene
-// (tools/make_terrain_scene.py --mujoco): pelvis min height 0.7796 m, end (-0.792, -0.904, 0.7825).
+// (tools/reference/make_terrain_scene.py --mujoco): pelvis min height 0.7796 m, end (-0.792, -0.904, 0.7825).
 TEST(TerrainScene, G1StandsOnRoughHeightfieldFor2s) {
-  if (!std::filesystem::exists(kG1)) GTEST_SKIP() << "../shared/models/unitree_g1 is not beside this checkout";
   const Scene scene = load_scene(kScene);
   const Model& m = scene.model;
   const int pelvis = m.body_id("pelvis"), left = m.body_id("left_ankle_roll_link"),

@@ -38,7 +38,7 @@ sap::Model load(const std::string& xml, sap::ImportReport* report = nullptr, con
                 bool floating = false) {
   TempDir dir("urdf");
   dir.write("arm/upper.stl", box_stl());  // package://arm/... next to the URDF
-  return sap::load_urdf(dir.write("robot.urdf", xml), report, opt, floating);
+  return sap::load_urdf(dir.write("robot.urdf", xml), report, opt, floating).model;
 }
 
 bool has_warning(const sap::ImportReport& r, const std::string& needle) {
@@ -556,11 +556,11 @@ TEST(UrdfMesh, PackageUrisRelativePathsAndErrors) {
   };
   // The URDF sits in share/my_robot/urdf: going up finds share/my_robot (named like the package).
   const std::string urdf = dir.write("share/my_robot/urdf/r.urdf", robot("package://my_robot/meshes/box.stl"));
-  sap::Model m = sap::load_urdf(urdf);
+  sap::Model m = sap::load_urdf(urdf).model;
   ASSERT_EQ(m.ngeom, 1);
   EXPECT_EQ(m.geom_type[0], sap::kGeomMesh);
   // Relative to the URDF's directory.
-  m = sap::load_urdf(dir.write("share/my_robot/urdf/rel.urdf", robot("../meshes/box.stl")));
+  m = sap::load_urdf(dir.write("share/my_robot/urdf/rel.urdf", robot("../meshes/box.stl"))).model;
   EXPECT_EQ(m.geom_type[0], sap::kGeomMesh);
   // Not in the tree: an error naming the URI and the candidates, unless SAP_PACKAGE_PATH has it.
   const std::string other = dir.write("share/my_robot/urdf/other.urdf", robot("package://other_pkg/box.stl"));
@@ -574,7 +574,7 @@ TEST(UrdfMesh, PackageUrisRelativePathsAndErrors) {
             std::string::npos)
       << e;
   setenv("SAP_PACKAGE_PATH", (dir.path() + "/nothing:" + dir.path() + "/elsewhere").c_str(), 1);
-  m = sap::load_urdf(other);
+  m = sap::load_urdf(other).model;
   unsetenv("SAP_PACKAGE_PATH");
   EXPECT_EQ(m.geom_type[0], sap::kGeomMesh);
   // A file that is not a mesh: error naming the file; dropped with a warning on request.
@@ -591,7 +591,7 @@ TEST(UrdfMesh, PackageUrisRelativePathsAndErrors) {
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
   sap::ImportReport report;
-  m = sap::load_urdf(bad, &report, opt);
+  m = sap::load_urdf(bad, &report, opt).model;
   EXPECT_EQ(m.ngeom, 0);
   EXPECT_TRUE(has_warning(report, "bad.urdf:1: collision mesh dropped"));
 }

@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-# clang and libclang-rt-dev (libFuzzer) build the fuzzers of tools/run_fuzzers.sh (CI).
+# clang and libclang-rt-dev (libFuzzer) build the fuzzers of tools/run/run_fuzzers.sh (CI).
 packages=(build-essential cmake ccache libeigen3-dev nlohmann-json3-dev libgtest-dev libtinyxml2-dev
           libmujoco-dev python3-numpy python3-matplotlib clang libclang-rt-dev libdlpack-dev
           libassimp-dev libqhull-dev libpng-dev)

@@ -1,7 +1,7 @@
 """Python loop overhead against sap_bench on the same scene (CPU backend; docs/python.md).
 
     python examples/python/bench_overhead.py --sap-bench build-cpu/sap_bench \
-        --scene scenes/humanoid.json --worlds 1024 --steps 100 --threads 2 --repeats 3
+        --scene humanoid --worlds 1024 --steps 100 --threads 2 --repeats 3
 
 Runs, alternately (so both see the same machine load), `sap_bench SCENE --worlds N --steps S`
 (C++: world-steps/s of its timed pass) and the same stepping from Python: a gym-style loop that
@@ -54,7 +54,7 @@ def cpp_bench(exe, scene_path, worlds, steps, warmup, threads):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sap-bench", required=True)
-    p.add_argument("--scene", default="scenes/humanoid.json")
+    p.add_argument("--scene", default="humanoid", help="a bundled scene's name (sap.scenes()) or a JSON scene path")
     p.add_argument("--worlds", type=int, default=1024)
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--warmup", type=int, default=10)
@@ -64,7 +64,7 @@ def main():
     scene = sap.load_scene(a.scene)
     cpp, py = [], []
     for r in range(a.repeats):
-        cpp.append(cpp_bench(a.sap_bench, a.scene, a.worlds, a.steps, a.warmup, a.threads))
+        cpp.append(cpp_bench(a.sap_bench, scene.source, a.worlds, a.steps, a.warmup, a.threads))
         py.append(python_loop(scene, a.worlds, a.steps, a.warmup, a.threads))
         print(f"repeat {r}: sap_bench {cpp[-1]:,.0f} world-steps/s, python {py[-1]:,.0f} world-steps/s", flush=True)
     c, q = statistics.median(cpp), statistics.median(py)

@@ -10,12 +10,9 @@ and reports the largest difference world by world (0 expected: worlds are indepe
 """
 import argparse
 import os
-import pathlib
 import sys
 
 import numpy as np
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def controls(nu, first, count, step):
@@ -63,7 +60,7 @@ def worker(rank, world_size, args, init):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--scene", default=str(ROOT / "scenes" / "box_stack_5.json"))
+    p.add_argument("--scene", default="box_stack_5", help="a bundled scene's name (sap.scenes()) or a JSON scene path")
     p.add_argument("--nworld", type=int, default=16)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)

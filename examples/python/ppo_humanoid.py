@@ -1,6 +1,7 @@
 """PPO on sap.envs.HumanoidStand (PyTorch, CPU): a short, self-contained training loop.
 
     python examples/python/ppo_humanoid.py --nenv 256 --minutes 5 --out /tmp/ppo
+    python examples/python/ppo_humanoid.py --scene path/to/humanoid_variant.json
 
 Writes <out>/curve.csv (one row per iteration: env steps, seconds, mean reward per env step,
 mean length and return of the episodes finished in the iteration) and, when matplotlib is
@@ -59,13 +60,15 @@ def main(argv=None):
     p.add_argument("--minutes", type=float, default=5.0)
     p.add_argument("--threads", type=int, default=0, help="simulator threads (0: all)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scene", default="humanoid",
+                   help="a bundled scene's name (sap.scenes()) or a JSON scene path; needs a body named 'torso'")
     p.add_argument("--out", default="ppo_out")
     a = p.parse_args(argv)
     torch.manual_seed(a.seed)
     torch.set_num_threads(1)
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = HumanoidStand(a.nenv, threads=a.threads, max_episode_steps=200)
+    env = HumanoidStand(a.nenv, sap.load_scene(a.scene), threads=a.threads, max_episode_steps=200)
     nobs, nact = env.single_observation_space.shape[0], env.single_action_space.shape[0]
     ac = ActorCritic(nobs, nact)
     opt = torch.optim.Adam(ac.parameters(), lr=3e-4)

@@ -15,6 +15,7 @@
 namespace sap {
 
 struct CollisionLaunch;
+struct Scene;
 
 class CollisionPipeline {
  public:
@@ -66,5 +67,27 @@ class CollisionPipeline {
 // contacts each pair type can produce (box-box 8, box-plane 4, capsule pairs 2, ...),
 // optionally capped. Good default for simulation.max_rigid_contact.
 int estimate_contact_capacity(const Model& model, int cap = 1 << 20);
+
+// Per-world contact capacity of a scene when neither the options nor the scene give one
+// (docs/collision.md, "Capacity"): a probe rollout of world 0 (CPU, one thread, the scene's
+// solver, initial state and control schedules) for min(kContactProbeSeconds / dt,
+// kContactProbeMaxSteps) steps at the pair bound B = estimate_contact_capacity(model, 1024);
+// with P the most contacts it meets in a step, the capacity is
+//   min(B, max(kContactProbeFloor, kContactProbeFactor * P)).
+// 0 when the model has no candidate pairs (B = 0). Overflow later is counted per world
+// (Contacts::dropped, StepDiagnostics::truncated_contacts), never silent.
+constexpr double kContactProbeSeconds = 1.0;
+constexpr int kContactProbeMaxSteps = 250;
+constexpr int kContactProbeFloor = 8;
+constexpr int kContactProbeFactor = 2;
+struct ContactCapacityEstimate {
+  int capacity = 0;     // the rule above
+  int pair_bound = 0;   // B
+  int probe_max = 0;    // P
+  int probe_steps = 0;  // steps of the probe (0: no probe)
+};
+// solver: the options the simulator will run (nullptr: the scene's). Defined in
+// src/runtime/contact_capacity.cpp (the probe is a one-world Simulator).
+ContactCapacityEstimate estimate_scene_contact_capacity(const Scene& scene, const SolverOptions* solver = nullptr);
 
 }  // namespace sap

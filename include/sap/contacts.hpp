@@ -30,14 +30,29 @@ namespace sap {
   X(friction, double, 1)
 // clang-format on
 
-struct ContactsView {
+// The slabs of a Contacts: ContactsView (the collision's output: writable) and
+// ConstContactsView (the solver's input). A ContactsView converts to a ConstContactsView.
+template <bool kConst>
+struct ContactsViewOf {
+  template <class T>
+  using Of = std::conditional_t<kConst, const T, T>;
   int capacity = 0;
-  int* count = nullptr;    // per world
-  int* dropped = nullptr;  // per world: contacts found beyond capacity (the shallowest are dropped)
-#define SAP_X(name, type, dim) Slab<type> name;
+  Of<int>* count = nullptr;    // per world
+  Of<int>* dropped = nullptr;  // per world: contacts found beyond capacity (the shallowest are dropped)
+#define SAP_X(name, type, dim) Slab<Of<type>> name;
   SAP_CONTACT_ARRAYS(SAP_X)
 #undef SAP_X
+
+  ContactsViewOf() = default;
+  template <bool kOther, class = std::enable_if_t<kConst && !kOther>>
+  SAP_HDI ContactsViewOf(const ContactsViewOf<kOther>& o) : capacity(o.capacity), count(o.count), dropped(o.dropped) {
+#define SAP_X(name, type, dim) this->name = {o.name.ptr, o.name.stride};
+    SAP_CONTACT_ARRAYS(SAP_X)
+#undef SAP_X
+  }
 };
+using ContactsView = ContactsViewOf<false>;
+using ConstContactsView = ContactsViewOf<true>;
 
 class Contacts {
  public:
@@ -47,7 +62,7 @@ class Contacts {
   int capacity() const { return capacity_; }
   Backend backend() const { return backend_; }
   ContactsView view();
-  ContactsView view() const { return const_cast<Contacts*>(this)->view(); }
+  ConstContactsView view() const { return const_cast<Contacts*>(this)->view(); }
 
   Buffer<int> count, dropped;
 #define SAP_X(name, type, dim) BatchedArray<type> name;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "sap/backend/buffer.hpp"
@@ -139,11 +140,25 @@ struct DataSizes {
   }
 };
 
-struct DataView {
-#define SAP_X(name, type, count) Slab<type> name;
+// The slabs of a Data: DataView (a stage's outputs and scratch: writable) and ConstDataView
+// (a stage's inputs: every slab points to const). A DataView converts to a ConstDataView.
+template <bool kConst>
+struct DataViewOf {
+  template <class T>
+  using SlabOf = Slab<std::conditional_t<kConst, const T, T>>;
+#define SAP_X(name, type, count) SlabOf<type> name;
   SAP_DATA_ARRAYS(SAP_X)
 #undef SAP_X
   int A_f32 = 0;  // A lives in A32 (DataLayout::A_fp32)
+
+  DataViewOf() = default;
+  template <bool kOther, class = std::enable_if_t<kConst && !kOther>>
+  SAP_HDI DataViewOf(const DataViewOf<kOther>& o) : A_f32(o.A_f32) {
+#define SAP_X(name, type, count) this->name = {o.name.ptr, o.name.stride};
+    SAP_DATA_ARRAYS(SAP_X)
+#undef SAP_X
+  }
+
   SAP_HDI RealValues A_values(int w) const {
     if (A_f32) return {nullptr, A32(w)};
     return {A(w), nullptr};
@@ -156,6 +171,8 @@ struct DataView {
     else f(static_cast<const double*>(A(w)));
   }
 };
+using DataView = DataViewOf<false>;
+using ConstDataView = DataViewOf<true>;
 
 // Storage choices of a Data that leave every computed value unchanged (docs/gpu.md, memory):
 //   mass_matrix_in_A  M shares A's storage: the free-motion kernel builds A = M + h D entry by

@@ -1,4 +1,5 @@
-// MJCF (MuJoCo XML) and URDF import into a ModelBuilder. Unsupported elements are reported
+// MJCF (MuJoCo XML) and URDF import into a ModelBuilder (src/import/), and the files as
+// one-world Scenes (src/scene/model_scenes.cpp). Unsupported elements are reported
 // once each with their line number (ImportReport) and either ignored, when they cannot change
 // the dynamics, or rejected with a std::runtime_error "<file>:<line>: <what was expected>".
 #pragma once
@@ -8,6 +9,7 @@
 
 #include "sap/model.hpp"
 #include "sap/model_builder.hpp"
+#include "sap/scene.hpp"
 
 namespace sap {
 
@@ -62,25 +64,30 @@ struct ImportOptions {
 // Appends the model in `path` to `builder` (top-level bodies attach to the world).
 void add_mjcf(const std::string& path, ModelBuilder& builder, ImportReport* report = nullptr,
               const ImportOptions& options = {});
-Model load_mjcf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {});
+// The file as a one-world Scene, as Python's sap.load_mjcf: its model (from MuJoCo's defaults,
+// then the file), the file's time step, qpos0 at rest, constant zero controls, the default
+// solver options; the import notes in Scene::warnings (and appended to *report). The model
+// alone: load_mjcf(...).model.
+Scene load_mjcf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {});
 
 // The same from XML text: `source` names it in errors ("<source>:<line>: ..."); <include>
 // files are resolved relative to `base_dir`.
 void add_mjcf_string(const std::string& xml, const std::string& source, ModelBuilder& builder,
                      ImportReport* report = nullptr, const ImportOptions& options = {},
                      const std::string& base_dir = ".");
-Model load_mjcf_string(const std::string& xml, const std::string& source, ImportReport* report = nullptr,
+Scene load_mjcf_string(const std::string& xml, const std::string& source, ImportReport* report = nullptr,
                        const ImportOptions& options = {}, const std::string& base_dir = ".");
 
 void add_urdf(const std::string& path, ModelBuilder& builder, ImportReport* report = nullptr,
               const ImportOptions& options = {}, bool floating_base = false);
-Model load_urdf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {},
+// A URDF file as a one-world Scene (as load_mjcf; the model's time step is the builder's).
+Scene load_urdf(const std::string& path, ImportReport* report = nullptr, const ImportOptions& options = {},
                 bool floating_base = false);
 // URDF from XML text; `source` names it in errors, and relative and package:// mesh paths
 // resolve from its directory as if the text were the file `source`.
 void add_urdf_string(const std::string& xml, const std::string& source, ModelBuilder& builder,
                      ImportReport* report = nullptr, const ImportOptions& options = {}, bool floating_base = false);
-Model load_urdf_string(const std::string& xml, const std::string& source, ImportReport* report = nullptr,
+Scene load_urdf_string(const std::string& xml, const std::string& source, ImportReport* report = nullptr,
                        const ImportOptions& options = {}, bool floating_base = false);
 
 }  // namespace sap

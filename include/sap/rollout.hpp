@@ -40,6 +40,11 @@ struct ArrayView {
   DLManagedTensor* to_dlpack() const;
   // DLPack device id: the CUDA device holding the data (0 for host memory).
   int device_id() const;
+  // Host copy of the elements in index order (the simulator's views are contiguous, row-major);
+  // a synchronising copy when the data is in CUDA device memory. T is the element type of
+  // dtype (double for F64, float for F32, int for I32); another T throws std::invalid_argument.
+  template <class T>
+  std::vector<T> to_host() const;
 };
 
 // A set of worlds: an index list or a per-world mask (int32, or uint8 with bytes = true), on

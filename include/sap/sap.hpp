@@ -6,6 +6,7 @@
 #include "sap/context.hpp"
 #include "sap/data.hpp"
 #include "sap/dynamics.hpp"
+#include "sap/errors.hpp"
 #include "sap/mjcf.hpp"
 #include "sap/model.hpp"
 #include "sap/model_builder.hpp"

@@ -1,7 +1,8 @@
-// Simulator: the high-level loop over all worlds of a scene.
-//   sap::Scene scene = sap::load_scene("scenes/box_stack_5.json");
+// Simulator: the high-level loop over all worlds of a scene (docs/rollouts.md).
+//   sap::Scene scene = sap::load_scene("scenes/box_stack_5.json");   // or sap::load_mjcf(...)
 //   sap::Simulator sim(scene, {.nworld = 4096, .backend = sap::Backend::Auto});
-//   sim.reset();  for (...) sim.step();   sim.state().qpos ...
+//   sap::ArrayView ctrl = sim.control_view(), qpos = sim.qpos_view();
+//   for (...) { /* write ctrl */ sim.step(4); /* read qpos */ }
 // One step = scene controls at time t (if the scene has schedules) -> collide -> SolverSAP::step.
 #pragma once
 
@@ -38,27 +39,6 @@ struct SimulatorOptions {
 
 struct RolloutLaunch;
 
-// Per-world contact capacity of a scene when neither the options nor the scene give one
-// (docs/collision.md, "Capacity"): a probe rollout of world 0 (CPU, one thread, the scene's
-// solver, initial state and control schedules) for min(kContactProbeSeconds / dt,
-// kContactProbeMaxSteps) steps at the pair bound B = estimate_contact_capacity(model, 1024);
-// with P the most contacts it meets in a step, the capacity is
-//   min(B, max(kContactProbeFloor, kContactProbeFactor * P)).
-// 0 when the model has no candidate pairs (B = 0). Overflow later is counted per world
-// (Contacts::dropped, StepDiagnostics::truncated_contacts), never silent.
-constexpr double kContactProbeSeconds = 1.0;
-constexpr int kContactProbeMaxSteps = 250;
-constexpr int kContactProbeFloor = 8;
-constexpr int kContactProbeFactor = 2;
-struct ContactCapacityEstimate {
-  int capacity = 0;     // the rule above
-  int pair_bound = 0;   // B
-  int probe_max = 0;    // P
-  int probe_steps = 0;  // steps of the probe (0: no probe)
-};
-// solver: the options the simulator will run (nullptr: the scene's).
-ContactCapacityEstimate estimate_scene_contact_capacity(const Scene& scene, const SolverOptions* solver = nullptr);
-
 struct StepTimes {
   double collide = 0;  // ms
   StageTimes solver;   // ms per solver stage
@@ -72,19 +52,16 @@ class Simulator {
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
-  // Initial state of every world (qpos0/qvel0 plus the scene's per-world perturbation) and t = 0.
-  void reset();
-  // Resets only the worlds whose mask entry is non-zero (size nworld); the others continue.
-  void reset(const std::vector<int>& world_mask);
-  // Explicit controls (host array nworld x nu, world-major); disables the scene schedules.
-  void set_control(const std::vector<double>& ctrl);
-  void step();
-
-  // ---- Rollout API (docs/rollouts.md) ----
+  // ---- Stepping and controls (src/runtime/simulator.cpp; docs/rollouts.md) ----
+  // The loop: write the controls (control_view(), or set_control from a caller's array), step(n),
+  // read the observation views below. The plain forms (step(), set_control(vector)) are thin
+  // wrappers of it.
+  //
   // n physics steps with the controls held. With explicit controls (set_control*, or
   // scene_controls off) it does no host work and no host synchronisation per step; on CUDA the
   // n-step sequence is captured once into a CUDA graph and replayed (not with retry, scene
   // schedules or linear_solver = reference, which need the host between steps).
+  // One step = scene controls at time t (if the scene has schedules) -> collide -> SolverSAP::step.
   void step(int n);
   // Controls from a caller's array: world w's nu values at src + w * stride (elements; 0: nu),
   // fp32 or fp64, host or (CUDA simulator) device memory. Ordered on the simulator's stream
@@ -94,35 +71,34 @@ class Simulator {
   // Writable view of the control buffer ctrl, shape (nworld, nu), fp64, on the backend: write
   // it and step. Calling it disables the scene schedules.
   ArrayView control_view();
-  // Observation views (read-only by contract), fixed pointers for the simulator's lifetime:
-  //   qpos (nworld, nq), qvel (nworld, nv): the current state, fp64
-  //   body_pos (nworld, nbody, 3), body_quat (nworld, nbody, 4, w x y z): body frames of the
-  //     current state (computed on demand after each step/reset/restore), fp64
-  //   contact_force (nworld, nbody, 3): sum of the last step's contact forces on each body,
-  //     world frame, N (impulse / dt); contact_flag (nworld, nbody) int32: 1 when a contact of the
-  //     body carried a normal impulse in the last step
-  ArrayView qpos_view();
-  ArrayView qvel_view();
-  ArrayView act_view();  // actuator activations (nworld x na; empty without activation dynamics)
-  ArrayView body_pos_view();
-  ArrayView body_quat_view();
-  ArrayView contact_force_view();
-  ArrayView contact_flag_view();
-  // Host copies of the current body poses of one world (nbody x 3 and nbody x 4).
-  std::vector<double> body_pos(int world);
-  std::vector<double> body_quat(int world);
+  // Plain forms. step(): step(1), never captured into a CUDA graph, so the stage clocks run
+  // (last_step_times). set_control(ctrl): a host array nworld x nu (world-major), i.e.
+  // set_control(ctrl.data(), DType::F64).
+  void step();
+  void set_control(const std::vector<double>& ctrl);
 
-  // Bytes per world of every per-world array this simulator holds now, named by owner
-  // ("state.", "control.", "contacts.", "collision.", "data."/"solve."/"solver."/"fp64." of the
-  // solver, "sim."); arrays held once for all worlds are not listed. Lazily allocated arrays
-  // (pose and contact observations, retry states, the fp64 retry solver) appear once used.
-  // Their sum is the growth of the backend's live buffer bytes per added world (tested).
-  std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
+  double time() const { return time_; }
+  // Sets the simulation time (the scene's control schedules are evaluated at it), e.g. to
+  // continue from a state copied from another simulator.
+  void set_time(double t) { time_ = t; }
+  const RetryOptions& retry_options() const { return retry_; }
+  void set_retry_options(const RetryOptions& r);
+  // Timing of the last step (synchronises on CUDA).
+  StepTimes last_step_times();
+  // Worlds whose last step failed (non-finite, factorisation): they keep their state (a failed
+  // step is deterministic, so they fail again until reset); the others are unaffected.
+  std::vector<int> failed_worlds() const;
 
+  // ---- Worlds: resets, snapshots, counters, parameters (src/runtime/simulator_worlds.cpp) ----
   // Resets the selected worlds (all others untouched, bit for bit). A reset world is bit-identical
   // to the same world of a freshly constructed simulator (same source, no noise) and its counters
   // restart at zero. The simulation time is not changed (reset() with no argument sets it to 0).
   void reset(const WorldSelection& worlds, const ResetOptions& options = {});
+  // Plain forms: every world to its initial state (qpos0/qvel0 plus the scene's per-world
+  // perturbation) and t = 0; the worlds whose mask entry is non-zero (size nworld; all of them:
+  // t = 0 too).
+  void reset();
+  void reset(const std::vector<int>& world_mask);
   // Stores a state (qpos nq, qvel nv; empty qvel: zeros) as a keyframe; returns its index.
   int add_keyframe(const std::vector<double>& qpos, const std::vector<double>& qvel = {});
 
@@ -153,10 +129,34 @@ class Simulator {
   // Worlds that have model parameters of their own (the others share the model's).
   int world_param_slots() const { return wp_nslot_; }
 
-  double time() const { return time_; }
-  // Sets the simulation time (the scene's control schedules are evaluated at it), e.g. to
-  // continue from a state copied from another simulator.
-  void set_time(double t) { time_ = t; }
+  // ---- Observations (src/runtime/simulator_views.cpp) ----
+  // Views (read-only by contract), fixed pointers for the simulator's lifetime; ArrayView::
+  // to_host() copies one to the host, to_dlpack() exports it:
+  //   qpos (nworld, nq), qvel (nworld, nv): the current state, fp64
+  //   body_pos (nworld, nbody, 3), body_quat (nworld, nbody, 4, w x y z): body frames of the
+  //     current state (computed on demand after each step/reset/restore), fp64
+  //   contact_force (nworld, nbody, 3): sum of the last step's contact forces on each body,
+  //     world frame, N (impulse / dt); contact_flag (nworld, nbody) int32: 1 when a contact of the
+  //     body carried a normal impulse in the last step
+  ArrayView qpos_view();
+  ArrayView qvel_view();
+  ArrayView act_view();  // actuator activations (nworld x na; empty without activation dynamics)
+  ArrayView body_pos_view();
+  ArrayView body_quat_view();
+  ArrayView contact_force_view();
+  ArrayView contact_flag_view();
+  // Host copies of the current body poses of one world (nbody x 3 and nbody x 4).
+  std::vector<double> body_pos(int world);
+  std::vector<double> body_quat(int world);
+
+  // Bytes per world of every per-world array this simulator holds now, named by owner
+  // ("state.", "control.", "contacts.", "collision.", "data."/"solve."/"solver."/"fp64." of the
+  // solver, "sim."); arrays held once for all worlds are not listed. Lazily allocated arrays
+  // (pose and contact observations, retry states, the fp64 retry solver) appear once used.
+  // Their sum is the growth of the backend's live buffer bytes per added world (tested).
+  std::vector<std::pair<std::string, long long>> buffer_bytes_per_world() const;
+
+  // ---- The parts (the lower-level API: CollisionPipeline::collide, SolverSAP::step) ----
   int nworld() const { return nworld_; }
   // CUDA device of this simulator (-1 on the CPU backend).
   int device() const { return device_; }
@@ -168,17 +168,10 @@ class Simulator {
   SolverSAP& solver() { return *solver_; }
   CollisionPipeline& collision() { return *collision_; }
   int max_rigid_contact() const { return max_rigid_contact_; }
-  const RetryOptions& retry_options() const { return retry_; }
-  void set_retry_options(const RetryOptions& r);
-
-  // Timing of the last step (synchronises on CUDA).
-  StepTimes last_step_times();
-  // Worlds whose last step failed (non-finite, factorisation): they keep their state (a failed
-  // step is deterministic, so they fail again until reset); the others are unaffected.
-  std::vector<int> failed_worlds() const;
 
  private:
   void apply_scene_controls();
+  void advance(int n, bool may_capture);  // step(n) and step()
   void physics_step();   // one step of every world, with retry when enabled
   void retry_step(double dt);
   void select(const WorldSelection& sel, Buffer<int>& flags);

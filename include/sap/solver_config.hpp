@@ -124,8 +124,9 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
   X(use_f64_boundary_pose, bool, SAP_BY_PRESET(false, true, true), SAP_ANY_VALUE, "",                          \
     "kinematics of stages 1-2 in fp64 (false: fp32, stored as cast64(fl32(x)))")                               \
   /* Model approximations */                                                                                   \
-  X(contact_approximation, ContactApproximation, ContactApproximation::Sap, SAP_ANY_VALUE, "",                 \
-    "contact model: SAP's friction cone, or Hunt-Crossley similar / lagged (docs/solver.md)")                  \
+  X(contact_approximation, ContactApproximation, ContactApproximation::Lagged, SAP_ANY_VALUE, "",              \
+    "contact model: Hunt-Crossley lagged (Drake's default; no gliding) or similar, or SAP's friction cone "    \
+    "(docs/solver.md)")                                                                                        \
   X(contact_weight_mode, ContactWeightMode,                                                                    \
     SAP_BY_PRESET(ContactWeightMode::BodyInertia, ContactWeightMode::BodyInertia, ContactWeightMode::DiagDelassus), \
     SAP_ANY_VALUE, "", "weights w_i of the near-rigid clamp")                                                  \

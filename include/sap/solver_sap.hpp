@@ -131,7 +131,7 @@ class SolverSAP {
   std::vector<std::pair<std::string, long long>> on_chip_bytes_per_world() const;
 
   // Workspace access for tests and tools (v*, A, ... and the constraint buffers of the last
-  // step; SolveData is defined in src/solve_data.hpp). M shares A's storage in the solver
+  // step; SolveData is defined in src/model/solve_data.hpp). M shares A's storage in the solver
   // (DataLayout), so data().M is empty and view().M points at A.
   Data& data() { return data_; }
   SolveData& solve_data() { return *solve_; }

@@ -27,7 +27,7 @@ try:
 except ImportError as e:  # pragma: no cover
     raise ImportError("sap.envs needs gymnasium >= 1.0 (pip install gymnasium)") from e
 
-from . import _sap
+from . import _sap, load_scene
 
 
 class SimVectorEnv(VectorEnv):
@@ -39,7 +39,7 @@ class SimVectorEnv(VectorEnv):
                  threads=0, autoreset_mode=AutoresetMode.NEXT_STEP, action_scale=1.0,
                  reset_noise=0.01, retry_depth=2, array="numpy", **simulator_kwargs):
         if isinstance(scene, (str, pathlib.Path)):
-            scene = _sap.load_scene(str(scene))
+            scene = load_scene(scene)  # a path or a bundled scene's name
         self.scene = scene
         self.num_envs = int(num_envs)
         self.decimation = int(decimation)
@@ -180,15 +180,6 @@ class SimVectorEnv(VectorEnv):
         self.sim = None
 
 
-def find_scene(name):
-    """A scene of the repository's scenes/ (searched upward from this file: source or build tree)."""
-    for d in pathlib.Path(__file__).resolve().parents:
-        p = d / "scenes" / name
-        if p.exists():
-            return p
-    raise FileNotFoundError(f"scenes/{name} not found above {__file__}: pass scene= explicitly")
-
-
 class HumanoidStand(SimVectorEnv):
     """MuJoCo's humanoid: keep the torso up from the squat keyframe.
 
@@ -198,8 +189,9 @@ class HumanoidStand(SimVectorEnv):
     Terminated: z_torso < 0.4 m or any non-finite state (a failed world). Truncated: max_episode_steps.
     """
 
-    def __init__(self, num_envs, scene=None, *, fall_height=0.4, max_episode_steps=200, **kw):
-        scene = scene or _sap.load_scene(str(find_scene("humanoid.json")))
+    def __init__(self, num_envs, scene="humanoid", *, fall_height=0.4, max_episode_steps=200, **kw):
+        if isinstance(scene, (str, pathlib.Path)):
+            scene = load_scene(scene)  # default: the bundled humanoid scene (sap.scenes())
         self.torso = scene.body_id("torso")
         if self.torso < 0:
             raise ValueError("HumanoidStand: the scene has no body named 'torso'")

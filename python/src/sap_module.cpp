@@ -12,6 +12,8 @@
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -147,22 +149,6 @@ struct View {
   }
 };
 
-// ---- scenes ----------------------------------------------------------------------------------
-
-// A Scene around a model loaded from MJCF/URDF: the model's own time step and qpos0, zero
-// velocity, zero constant controls, one world.
-sap::Scene scene_from_model(sap::Model m, const std::string& source) {
-  sap::Scene s;
-  s.source = source;
-  s.name = source;
-  s.dt = m.timestep > 0 ? m.timestep : 0.002;
-  s.qpos0 = m.qpos0;
-  s.qvel0.assign(static_cast<size_t>(m.nv), 0.0);
-  s.controls.assign(static_cast<size_t>(m.nu), sap::ControlSchedule{});
-  s.model = std::move(m);
-  return s;
-}
-
 // ---- simulator -------------------------------------------------------------------------------
 
 struct PySimulator {
@@ -208,11 +194,30 @@ View make_view(nb::handle self, sap::ArrayView v, bool writable, const char* nam
 
 }  // namespace
 
+// The Simulator's own keyword parameters (its solver options come after them).
+constexpr const char* kSimulatorParams[] = {"scene", "nworld", "backend", "device", "threads", "preset",
+                                            "max_rigid_contact", "scene_controls", "retry_depth",
+                                            "retry_auto_reset", "cuda_graphs"};
+
 NB_MODULE(_sap, m) {
   // Arrays that alias a simulator and live in module globals are released after nanobind's
   // leak check at interpreter exit; the report would be noise in every user script.
   nb::set_leak_warnings(false);
   m.doc() = "sap: batched articulated-body simulation with SAP contact (C++ core; docs/python.md)";
+
+  // A missing file is FileNotFoundError (an OSError) with `filename` set, as Python's own open()
+  // raises it; the message keeps the loader's location (file, JSON pointer or XML line).
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const sap::FileNotFoundError& e) {
+      // FileNotFoundError(errno, strerror, filename), as OSError's own constructor takes them.
+      nb::object err = nb::steal(PyObject_CallFunction(PyExc_FileNotFoundError, "iss", ENOENT, e.what(),
+                                                       e.path().c_str()));
+      if (!err.is_valid()) return;  // the call set its own error
+      PyErr_SetObject(PyExc_FileNotFoundError, err.ptr());
+    }
+  });
 
   m.def("cuda_compiled", &sap::cuda_compiled, "True when the extension was built with the CUDA backend.");
   m.def("cuda_device_count", &sap::cuda_device_count, "Number of CUDA devices visible (0 without CUDA).");
@@ -307,9 +312,9 @@ NB_MODULE(_sap, m) {
         "Loads a JSON scene (docs/scene-format.md). Errors raise RuntimeError/ValueError with "
         "'<file>: <json pointer>: <what was expected>'.");
   m.def("parse_scene", &sap::parse_scene, "json_text"_a, "source"_a = "<string>", "base_dir"_a = ".");
-  m.def("load_mjcf", [](const std::string& path) { return scene_from_model(sap::load_mjcf(path), path); }, "path"_a,
+  m.def("load_mjcf", [](const std::string& path) { return sap::load_mjcf(path); }, "path"_a,
         "Loads an MJCF file as a one-world Scene (the file's time step and qpos0, zero controls).");
-  m.def("load_urdf", [](const std::string& path) { return scene_from_model(sap::load_urdf(path), path); }, "path"_a,
+  m.def("load_urdf", [](const std::string& path) { return sap::load_urdf(path); }, "path"_a,
         "Loads a URDF file as a one-world Scene.");
 
   nb::class_<sap::Snapshot>(m, "Snapshot", "Saved state of all worlds (on the simulator's backend).")
@@ -335,6 +340,18 @@ NB_MODULE(_sap, m) {
              if (device != 0 && sap::resolve_backend(o.backend) != sap::Backend::CUDA)
                throw nb::value_error("device: only device 0 exists on the CPU backend");
              o.device = device;  // one Simulator per CUDA device in one process
+             // A keyword that is neither a parameter above nor a solver option is a caller's
+             // mistake in the call, as Python reports it for any function: TypeError.
+             for (auto [k, v] : solver) {
+               const std::string key = nb::cast<std::string>(k);
+               const auto& names = sap::solver_option_names();
+               if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+               std::string valid;
+               for (const char* p : kSimulatorParams) valid += std::string(valid.empty() ? "" : ", ") + p;
+               for (const auto& n : names) valid += ", " + n;
+               throw nb::type_error(("Simulator() got an unexpected keyword argument '" + key +
+                                     "'; valid keywords: " + valid).c_str());
+             }
              if (preset || solver.size() > 0) {
                o.override_solver = true;
                o.solver = scene.solver;

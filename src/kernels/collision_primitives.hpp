@@ -86,7 +86,7 @@ SAP_HDI int pair_max_contacts(int t0, int t1) {
     t0 = t1;
     t1 = t;
   }
-  if (t1 == kGeomHfield) return t0 == kGeomPlane || t0 == kGeomHfield ? 0 : 7;  // collision_convex.hpp
+  if (t1 == kGeomHfield) return t0 == kGeomPlane || t0 == kGeomHfield ? 0 : 7;  // collision_hfield.hpp
   if (t0 == kGeomPlane && t1 == kGeomEllipsoid) return 1;
   if (t1 >= kGeomCylinder) return 4;  // cylinder, ellipsoid, mesh: GJK/EPA manifold (<= 4)
   if (t0 == kGeomPlane) return t1 == kGeomSphere ? 1 : t1 == kGeomCapsule ? 2 : t1 == kGeomBox ? 4 : 0;

@@ -7,7 +7,8 @@
 #pragma once
 
 #include "kernels/collision_box.hpp"
-#include "kernels/collision_convex.hpp"
+#include "kernels/collision_hfield.hpp"
+#include "kernels/collision_manifold.hpp"
 #include "kernels/collision_primitives.hpp"
 #include "kernels/kinematics.hpp"
 #include "kernels/team_scan.hpp"
@@ -37,7 +38,7 @@ struct CollisionWorkspaceView {
 
 // Pairs with a closed-form or clipping narrow phase (plane, sphere, capsule, box with each other,
 // and plane-cylinder). Every other supported pair runs the convex solvers of
-// collision_convex.hpp (GJK/EPA and its manifold, the heightfield cells), which set the
+// collision_gjk_epa.hpp, collision_manifold.hpp and collision_hfield.hpp (GJK/EPA, its manifold, the heightfield cells), which set the
 // register count and the stack frame of any kernel that contains them.
 SAP_HDI bool pair_is_analytic(int t0, int t1) {
   if (t0 > t1) {

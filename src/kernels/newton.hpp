@@ -6,14 +6,18 @@
 // Warm start at v_n. One team per world; worlds stop independently (per-world done state).
 // The split path (NewtonBeginKernel ... NewtonFinishKernel below) runs the same phases as
 // separate launches so that a library factorisation (Eigen, cuSOLVER) can solve in between.
+// The constraint rows are one bundle (kernels/constraint_bundle.hpp): every pass over them (J x,
+// the row evaluations, J^T gamma, the J^T G J terms of H) visits the four row kinds in the
+// solve's fixed order.
 #pragma once
 
 #include "kernels/cholesky.hpp"
+#include "kernels/constraint_bundle.hpp"
 #include "kernels/line_search.hpp"
 #include "kernels/sap_constraints.hpp"
 #include "kernels/step_params.hpp"
 #include "sap/status.hpp"
-#include "solve_data.hpp"
+#include "model/solve_data.hpp"
 
 namespace sap {
 
@@ -21,12 +25,6 @@ namespace sap {
 enum NewtonExit : int { kExitOther = 0, kExitOptimality = 1, kExitCostStall = 2 };
 // Where a world's Newton loop stands between the launches of the split path (newton_int[kIterPhase]).
 enum NewtonPhase : int { kNewtonIterating = 0, kNewtonNeedsDirection = 1, kNewtonDone = 2 };
-
-// Sums returned by one pass over all constraint rows.
-template <class S>
-struct RowSums {
-  S cost, dvc_gamma, dvc_G_dvc;
-};
 
 // The Newton system in the team's shared memory (SapSolveKernel::system_on_chip): H (ld x ld,
 // fp64), the factor with its right-hand side (ld (ld + 1) entries of the linear-solve
@@ -67,9 +65,13 @@ struct SapSolveKernel {
   ConstStateView state_in;  // qvel: the warm start v_n
   StepParams p;
   // in/out
-  DataView d;   // in: A, v_star; scratch: chol, chol_first (the factor of H)
+  ConstDataView d;  // A, v_star of stage 1
+  // in/out
   SolveView s;  // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
   int* status;  // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
+  // scratch: the factor of H and its envelope (Data's chol, chol_first), unless on chip
+  Slab<double> chol;
+  Slab<int> chol_first;
   // H, the factor and its envelope (system_on_chip) and the row buffers vc, dvc, G
   // (rows_on_chip, only with the system) in the team's shared memory (NewtonOnChip, the fused
   // kernel launched with its bytes) instead of s.H, d.chol, d.chol_first, s.vc, s.dvc, s.G.
@@ -95,10 +97,10 @@ struct SapSolveKernel {
   template <class Team>
   SAP_HD double* hessian(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::H, s.H(w)); }
   template <class Team>
-  SAP_HD double* factor(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::chol, d.chol(w)); }
+  SAP_HD double* factor(int w, Team& t) const { return placed(t, system_on_chip, &NewtonOnChip::chol, chol(w)); }
   template <class Team>
   SAP_HD int* envelope(int w, Team& t) const {
-    return placed(t, system_on_chip, &NewtonOnChip::first, d.chol_first(w));
+    return placed(t, system_on_chip, &NewtonOnChip::first, chol_first(w));
   }
   template <class Team>
   SAP_HD double* rows_vc(int w, Team& t) const { return placed(t, rows_on_chip, &NewtonOnChip::vc, s.vc(w)); }
@@ -108,40 +110,13 @@ struct SapSolveKernel {
   SAP_HD double* rows_G(int w, Team& t) const { return placed(t, rows_on_chip, &NewtonOnChip::G, s.G(w)); }
   SAP_HDI bool linear_f32() const { return p.config.contact_linear_solve_precision == Precision::F32; }
 
-  // vc = J x for every row (x = v or dv), into out (nrow).
+  // vc = J x for every row (x = v or dv), into out (nrow): rows strided over the lanes, kind by kind.
   template <class Team>
   SAP_HD void jacobian_product(int w, Team& team, const double* x, double* out) const {
-    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
-    const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
-    for (int c = team.rank(); c < nc; c += team.size()) {
-      const int nj = s.con_jac_n(w)[c];
-      const JacDof* dof = s.contact_dofs(w, c);
-      s.with_contact_jac(w, c, [&](const auto* val) {
-        So a = So(0), b = So(0), e = So(0);
-        for (int k = 0; k < nj; ++k) {
-          const So xk = So(x[dof[k]]);
-          a += So(val[3 * k]) * xk;
-          b += So(val[3 * k + 1]) * xk;
-          e += So(val[3 * k + 2]) * xk;
-        }
-        out[3 * c] = a;
-        out[3 * c + 1] = b;
-        out[3 * c + 2] = e;
-      });
-    }
-    for (int r = team.rank(); r < nl; r += team.size())
-      out[lim0 + r] = s.lim_param(w)[kNumLimitParams * r + kLimSign] * x[s.lim_dof(w)[r]];
-    for (int r = team.rank(); r < npd; r += team.size()) out[pd0 + r] = x[s.pd_dof(w)[r]];
-    // Holonomic rows (tendon limits, equalities): sparse Jacobian rows.
-    const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
-    for (int r = team.rank(); r < nh; r += team.size()) {
-      const int nj = s.hol_jac_n(w)[r];
-      const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
-      const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
-      So a = So(0);
-      for (int k = 0; k < nj; ++k) a += So(val[k]) * So(x[dof[k]]);
-      out[hol0 + r] = double(a);
-    }
+    ConstraintBundle<So>::of(s, p, w).visit([&](const auto& kind) {
+      const int n = kind.count();
+      for (int r = team.rank(); r < n; r += team.size()) kind.multiply(r, x, out);
+    });
     team.sync();
   }
 
@@ -149,100 +124,21 @@ struct SapSolveKernel {
   // team-reduced sums of l_i, dvc^T gamma_i and (when want_hessian) dvc^T G_i dvc.
   template <class Team>
   SAP_HD RowSums<So> evaluate_rows(int w, Team& team, So alpha, bool store, bool want_hessian) const {
-    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd;
-    const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0);
     const double* vc = rows_vc(w, team);
     const double* dvc = rows_dvc(w, team);
     double* G_rows = rows_G(w, team);
     RowSums<So> sum{So(0), So(0), So(0)};
-    for (int c = team.rank(); c < nc; c += team.size()) {
-      So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
-      for (int k = 0; k < 3; ++k) {
-        dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
-        x[k] = So(vc[3 * c + k]) + alpha * dx[k];
-      }
-      evaluate_contact(w, c, x, gamma, &cost, G, want_hessian || store);
-      sum.cost += cost;
-      sum.dvc_gamma += dx[0] * gamma[0] + dx[1] * gamma[1] + dx[2] * gamma[2];
-      if (want_hessian) {
-        const So g0 = G[0] * dx[0] + G[1] * dx[1] + G[2] * dx[2];
-        const So g1 = G[1] * dx[0] + G[3] * dx[1] + G[4] * dx[2];
-        const So g2 = G[2] * dx[0] + G[4] * dx[1] + G[5] * dx[2];
-        sum.dvc_G_dvc += dx[0] * g0 + dx[1] * g1 + dx[2] * g2;
-      }
-      if (store) {
-        for (int k = 0; k < 3; ++k) s.gamma(w)[3 * c + k] = double(gamma[k]);
-        for (int k = 0; k < 6; ++k) G_rows[6 * c + k] = double(G[k]);
-      }
-    }
-    for (int r = team.rank(); r < nl; r += team.size()) {
-      const double* lp = s.lim_param(w) + kNumLimitParams * r;
-      const So dx = alpha != So(0) || want_hessian ? So(dvc[lim0 + r]) : So(0);  // as contact rows: dvc may be stale
-      const So x = So(vc[lim0 + r]) + alpha * dx;
-      So gamma, G;
-      sum.cost += limit_row<So>(So(lp[kLimR]), So(lp[kLimVhat]), x, &gamma, &G);
-      sum.dvc_gamma += dx * gamma;
-      sum.dvc_G_dvc += dx * G * dx;
-      if (store) {
-        s.gamma(w)[lim0 + r] = double(gamma);
-        G_rows[s.size.limit_G(r)] = double(G);
-      }
-    }
-    for (int r = team.rank(); r < npd; r += team.size()) {
-      const double* pp = s.pd_param(w) + kNumPdParams * r;
-      const PdParams<So> pd{So(pp[kPdKp]),      So(pp[kPdKd]),          So(pp[kPdQ0]),       So(pp[kPdQTarget]),
-                            So(pp[kPdVTarget]), So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
-      const So dx = alpha != So(0) || want_hessian ? So(dvc[pd0 + r]) : So(0);
-      const So x = So(vc[pd0 + r]) + alpha * dx;
-      So gamma, G;
-      sum.cost += pd_row<So>(pd, So(p.h), x, &gamma, &G);
-      sum.dvc_gamma += dx * gamma;
-      sum.dvc_G_dvc += dx * G * dx;
-      if (store) {
-        s.gamma(w)[pd0 + r] = double(gamma);
-        G_rows[s.size.pd_G(r)] = double(G);
-      }
-    }
-    const int nh = s.hol_count(w)[0], hol0 = s.size.hol_row(0);
-    for (int r = team.rank(); r < nh; r += team.size()) {
-      const double* hp = s.hol_param(w) + kNumHolonomicParams * r;
-      const So dx = alpha != So(0) || want_hessian ? So(dvc[hol0 + r]) : So(0);
-      const So x = So(vc[hol0 + r]) + alpha * dx;
-      So gamma, G;
-      if (hp[kHolKind] == kHolKindPd) {  // servo on a tendon: the PD row on vc = J_t v
-        const double* pp = hp + kHolPd;
-        const PdParams<So> pd{So(pp[kPdKp]),      So(pp[kPdKd]),          So(pp[kPdQ0]),       So(pp[kPdQTarget]),
-                              So(pp[kPdVTarget]), So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
-        sum.cost += pd_row<So>(pd, So(p.h), x, &gamma, &G);
-      } else {
-        sum.cost += holonomic_row<So>(So(hp[kHolR]), So(hp[kHolVhat]), So(hp[kHolLo]), So(hp[kHolHi]), x, &gamma, &G);
-      }
-      sum.dvc_gamma += dx * gamma;
-      sum.dvc_G_dvc += dx * G * dx;
-      if (store) {
-        s.gamma(w)[hol0 + r] = double(gamma);
-        G_rows[s.size.hol_G(r)] = double(G);
-      }
-    }
+    ConstraintBundle<So>::of(s, p, w).visit([&](const auto& kind) {
+      const int n = kind.count();
+      for (int r = team.rank(); r < n; r += team.size())
+        kind.evaluate(r, alpha, store, want_hessian, vc, dvc, G_rows, sum);
+    });
     sum.cost = team.reduce_sum(sum.cost);
     sum.dvc_gamma = team.reduce_sum(sum.dvc_gamma);
     if (want_hessian) sum.dvc_G_dvc = team.reduce_sum(sum.dvc_G_dvc);
     return sum;
   }
 
-  // One contact's cost, impulse and Hessian at vc = x, in the model of contact_approximation.
-  SAP_HD void evaluate_contact(int w, int c, const So* x, So* gamma, So* cost, So* G, bool want_hessian) const {
-    const double* prm = s.con_param(w) + s.size.ncp * c;
-    const ContactApproximation model = p.config.contact_approximation;
-    if (model == ContactApproximation::Sap) {
-      const FrictionConeParams<So> cp{So(prm[kConRt]), So(prm[kConRn]), So(prm[kConVhatN]), So(prm[kConMu])};
-      friction_cone<So>(cp, x, gamma, cost, G, want_hessian);
-    } else {
-      const HuntCrossleyParams<So> hp{So(prm[kConMu]),  So(prm[kConHcStiffness]), So(prm[kConHcDissipation]),
-                                      So(prm[kConHcFe0]), So(prm[kConHcN0]),     So(prm[kConHcEpsSoft])};
-      hunt_crossley<So>(hp, So(p.h), model == ContactApproximation::Lagged, x, gamma, cost, G, want_hessian);
-    }
-  }
 
   // out = A x (rows in parallel).
   template <class Team>
@@ -264,64 +160,26 @@ struct SapSolveKernel {
   // holonomic). A team takes one lane per dof (column of J): lane i gathers the rows that touch
   // dof i in the same row order and sums them in a register with the same roundings, so the
   // result is bitwise that of one lane, with no serial read-modify-write chain through memory
-  // and no sync but the closing one. A contact's (holonomic row's) entries have decreasing dofs
-  // (contact_jacobian.hpp), so the search for dof i stops at the first smaller one.
+  // and no sync but the closing one.
   template <class Team>
   SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
     double* jtg = s.jtg(w);
-    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
-    const int lim0 = s.size.limit_row(0), pd0 = s.size.pd_row(0), hol0 = s.size.hol_row(0);
     const double* gamma = s.gamma(w);
+    const ConstraintBundle<So> rows = ConstraintBundle<So>::of(s, p, w);
     if (team.size() == 1) {
       for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
-      for (int c = 0; c < nc; ++c) {
-        const int nj = s.con_jac_n(w)[c];
-        const JacDof* dof = s.contact_dofs(w, c);
-        s.with_contact_jac(w, c, [&](const auto* val) {
-          for (int k = 0; k < nj; ++k)
-            jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[3 * k]) * So(gamma[3 * c]) +
-                                 So(val[3 * k + 1]) * So(gamma[3 * c + 1]) + So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
-        });
-      }
-      for (int r = 0; r < nl; ++r) {
-        const int dof = s.lim_dof(w)[r];
-        jtg[dof] = double(So(jtg[dof]) + So(s.lim_param(w)[kNumLimitParams * r + kLimSign]) * So(gamma[lim0 + r]));
-      }
-      for (int r = 0; r < npd; ++r) {
-        const int dof = s.pd_dof(w)[r];
-        jtg[dof] = double(So(jtg[dof]) + So(gamma[pd0 + r]));
-      }
-      for (int r = 0; r < nh; ++r) {
-        const int nj = s.hol_jac_n(w)[r];
-        const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
-        const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
-        for (int k = 0; k < nj; ++k) jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[k]) * So(gamma[hol0 + r]));
-      }
+      rows.visit([&](const auto& kind) {
+        const int n = kind.count();
+        for (int r = 0; r < n; ++r) kind.scatter_transpose(r, gamma, jtg);
+      });
       return;
     }
     for (int i = team.rank(); i < m.nv; i += team.size()) {
       double acc = 0;
-      for (int c = 0; c < nc; ++c) {
-        const int nj = s.con_jac_n(w)[c];
-        const JacDof* dof = s.contact_dofs(w, c);
-        const JacValues val = s.contact_jac(w, c);
-        for (int k = 0; k < nj && dof[k] >= i; ++k)
-          if (dof[k] == i)
-            acc = double(So(acc) + So(val[3 * k]) * So(gamma[3 * c]) + So(val[3 * k + 1]) * So(gamma[3 * c + 1]) +
-                         So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
-      }
-      for (int r = 0; r < nl; ++r)
-        if (s.lim_dof(w)[r] == i)
-          acc = double(So(acc) + So(s.lim_param(w)[kNumLimitParams * r + kLimSign]) * So(gamma[lim0 + r]));
-      for (int r = 0; r < npd; ++r)
-        if (s.pd_dof(w)[r] == i) acc = double(So(acc) + So(gamma[pd0 + r]));
-      for (int r = 0; r < nh; ++r) {
-        const int nj = s.hol_jac_n(w)[r];
-        const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
-        const double* val = s.hol_jac_val(w) + s.size.nhjac * r;
-        for (int k = 0; k < nj && dof[k] >= i; ++k)
-          if (dof[k] == i) acc = double(So(acc) + So(val[k]) * So(gamma[hol0 + r]));
-      }
+      rows.visit([&](const auto& kind) {
+        const int n = kind.count();
+        for (int r = 0; r < n; ++r) kind.gather_transpose(i, r, gamma, acc);
+      });
       jtg[i] = acc;
     }
     team.sync();
@@ -331,38 +189,17 @@ struct SapSolveKernel {
   // then the limit and PD diagonal, then holonomic rows). A contact's (holonomic row's) merged
   // Jacobian entries have distinct, decreasing dofs, so entry pair (a, b), b >= a, is the lower
   // entry H[dof_a][dof_b] and each entry gets at most one term per row.
-  //   One lane (the CPU): contact by contact, pair by pair.
+  //   One lane (the CPU): row by row in row order.
   //   A team: lane = row of H (dof i, rows i = rank, rank + size, ...): the lane finds dof i in
-  //   each contact (entry a) and adds r_a J_b to H[i][dof_b] for b >= a. Each entry gets the same
+  //   each row (entry a) and adds r_a J_b to H[i][dof_b] for b >= a. Each entry gets the same
   //   terms in the same order as one lane (bitwise the same H), a row is written only by its
-  //   lane, and there is no sync between contacts, only the closing one.
+  //   lane, and there is no sync between rows, only the closing one.
   template <class Team>
   SAP_HD void assemble_hessian(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
-    const int nc = s.con_count(w)[0], nl = s.lim_count(w)[0], npd = s.size.npd, nh = s.hol_count(w)[0];
     double* H = hessian(w, team);
     const double* G_rows = rows_G(w, team);
-    // J_a^T G J_b for the entries a <= b of one contact (r = G J_a, then r . J_b).
-    auto add_contact_row = [&](const double* G, const JacDof* dof, const auto* val, int a, int nj) {
-      const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
-      const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
-      const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
-      const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
-      double* row = H + dof[a] * ld;
-      for (int b = a; b < nj; ++b)
-        row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
-    };
-    auto add_holonomic_row = [&](So G, const int* dof, const double* val, int a, int nj) {
-      const So ga = G * So(val[a]);
-      double* row = H + dof[a] * ld;
-      for (int b = a; b < nj; ++b) row[dof[b]] = double(So(row[dof[b]]) + ga * So(val[b]));
-    };
-    auto add_diagonal = [&](int i) {
-      for (int r = 0; r < nl; ++r)
-        if (s.lim_dof(w)[r] == i) H[i * ld + i] += G_rows[s.size.limit_G(r)];
-      for (int r = 0; r < npd; ++r)
-        if (s.pd_dof(w)[r] == i) H[i * ld + i] += G_rows[s.size.pd_G(r)];
-    };
+    const ConstraintBundle<So> rows = ConstraintBundle<So>::of(s, p, w);
     // H's lower triangle from A, rows i0, i0 + stride, ...
     auto copy_A = [&](int i0, int stride) {
       d.with_A(w, [&](const auto* A) {
@@ -372,54 +209,23 @@ struct SapSolveKernel {
     };
     if (team.size() == 1) {
       copy_A(0, 1);
-      for (int c = 0; c < nc; ++c) {
-        const double* G = G_rows + 6 * c;
-        if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;  // no-contact region: no curvature
-        const int nj = s.con_jac_n(w)[c];
-        const JacDof* dof = s.contact_dofs(w, c);
-        s.with_contact_jac(w, c, [&](const auto* val) {
-          if (sizeof(*val) == sizeof(double) || !system_on_chip) {
-            for (int a = 0; a < nj; ++a) add_contact_row(G, dof, val, a, nj);
-            return;
-          }
-          double* jac = on_chip(team, on_chip_layout().jac);  // fp64 copy: one conversion per entry
-          for (int k = 0; k < 3 * nj; ++k) jac[k] = double(val[k]);
-          for (int a = 0; a < nj; ++a) add_contact_row(G, dof, static_cast<const double*>(jac), a, nj);
-        });
-      }
-      for (int i = 0; i < nv; ++i) add_diagonal(i);
-      for (int r = 0; r < nh; ++r) {
-        const So G = So(G_rows[s.size.hol_G(r)]);
-        if (G == So(0)) continue;
-        const int nj = s.hol_jac_n(w)[r];
-        for (int a = 0; a < nj; ++a)
-          add_holonomic_row(G, s.hol_jac_dof(w) + s.size.nhjac * r, s.hol_jac_val(w) + s.size.nhjac * r, a, nj);
-      }
+      // An fp64 copy of one contact's fp32 Jacobian (one conversion per entry), when on chip.
+      auto jac_copy = [&]() -> double* { return system_on_chip ? on_chip(team, on_chip_layout().jac) : nullptr; };
+      rows.visit([&](const auto& kind) {
+        const int n = kind.count();
+        for (int r = 0; r < n; ++r) kind.add_hessian(r, H, ld, G_rows, jac_copy);
+      });
       return;
     }
     copy_A(team.rank(), team.size());
-    for (int i = team.rank(); i < nv; i += team.size()) {
-      for (int c = 0; c < nc; ++c) {
-        const double* G = G_rows + 6 * c;
-        if (G[0] == 0 && G[3] == 0 && G[5] == 0) continue;
-        const int nj = s.con_jac_n(w)[c];
-        const JacDof* dof = s.contact_dofs(w, c);
-        int a = 0;
-        while (a < nj && dof[a] > i) ++a;
-        if (a < nj && dof[a] == i) s.with_contact_jac(w, c, [&](const auto* val) { add_contact_row(G, dof, val, a, nj); });
-      }
-      add_diagonal(i);
-      for (int r = 0; r < nh; ++r) {
-        const So G = So(G_rows[s.size.hol_G(r)]);
-        if (G == So(0)) continue;
-        const int nj = s.hol_jac_n(w)[r];
-        const int* dof = s.hol_jac_dof(w) + s.size.nhjac * r;
-        for (int a = 0; a < nj && dof[a] >= i; ++a)
-          if (dof[a] == i) add_holonomic_row(G, dof, s.hol_jac_val(w) + s.size.nhjac * r, a, nj);
-      }
-    }
+    for (int i = team.rank(); i < nv; i += team.size())
+      rows.visit([&](const auto& kind) {
+        const int n = kind.count();
+        for (int r = 0; r < n; ++r) kind.add_hessian_row(i, r, H, ld, G_rows);
+      });
     team.sync();
   }
+
 
   // Loads the Newton system H dv = -g into the factor buffer, in the linear-solve precision Sl
   // (lower triangle of H, row-major with leading dimension nv_pad; the right-hand side after it).
@@ -509,7 +315,7 @@ struct SapSolveKernel {
       team.sync();
       return;
     }
-    const int nrow_used = s.con_count(w)[0] + s.lim_count(w)[0] + s.size.npd + s.hol_count(w)[0];
+    const int nrow_used = ConstraintBundle<So>::of(s, p, w).rows_used();
     if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
       if (team.rank() == 0) s.cost(w)[kCostResidualRatio] = s.cost(w)[kCostOptimality] = 0;  // one-lane: stores

@@ -134,7 +134,7 @@ struct BodyPoseKernel {
 // opposite) and contact flag (1 when any contact of the body carried a normal impulse > 0).
 struct BodyContactKernel {
   int nbody;
-  ContactsView contacts;
+  ConstContactsView contacts;
   Slab<const int> con_count;
   Slab<const double> gamma, frame;
   double inv_dt;

@@ -9,7 +9,7 @@
 namespace sap {
 
 struct StepParams {
-  double h = 0;         // time step
+  double h = 0;         // the time step (dt in the host API; SolverSAP::step_once names it h)
   SolverConfig config;  // SolverOptions::resolve()
 };
 

@@ -3,7 +3,7 @@
 // poses, the joint-space mass matrix (mj_fullM of qM, armature included) and the bias forces
 // (qfrc_bias = C(q, v) v + g(q)) must agree to 1e-10 relative at random (q, v).
 // Models that Debian's MuJoCo cannot read (Unitree G1, Franka Panda) are covered by
-// tests/test_mjcf_fixtures.cpp with reference values written by tools/mujoco_reference.py.
+// tests/test_mjcf_fixtures.cpp with reference values written by tools/reference/mujoco_reference.py.
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
@@ -79,7 +79,7 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
   sap::ImportOptions opt;
   opt.drop_unsupported = false;  // nothing of dynamical effect is dropped (tendons, equalities imported)
   sap::ImportReport report;
-  const sap::Model m = sap::load_mjcf(path, &report, opt);
+  const sap::Model m = sap::load_mjcf(path, &report, opt).model;
 
   // Structure and numbering.
   ASSERT_EQ(m.nbody, mm->nbody);
@@ -297,11 +297,10 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
   }
 }
 
-const std::string kModels = std::string(SAP_SOURCE_DIR) + "/../shared/models/";
+const std::string kModels = std::string(SAP_SOURCE_DIR) + "/models/";
 
 TEST(MujocoOracle, Humanoid) {
-  const std::string path = kModels + "humanoid.xml";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing (../shared not mounted)";
+  const std::string path = kModels + "mujoco_humanoid/humanoid.xml";
   compare_with_mujoco(path, 5, 1);
 }
 

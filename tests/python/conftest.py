@@ -6,7 +6,6 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCENES = ROOT / "scenes"
-SHARED = ROOT.parent / "shared"
 
 
 @pytest.fixture
@@ -16,10 +15,6 @@ def root():
 
 def scene_path(name):
     return str(SCENES / name)
-
-
-def needs_shared(path):
-    return pytest.mark.skipif(not (SHARED / path).exists(), reason=f"../shared/{path} absent")
 
 
 def torch_or_skip():

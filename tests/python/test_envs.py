@@ -6,9 +6,6 @@ gym = pytest.importorskip("gymnasium")
 from gymnasium.vector import AutoresetMode  # noqa: E402
 
 import sap  # noqa: E402
-from conftest import needs_shared  # noqa: E402
-
-pytestmark = needs_shared("models/humanoid.xml")
 
 
 def make(n=4, **kw):

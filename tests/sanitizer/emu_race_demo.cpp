@@ -2,7 +2,7 @@
 // ThreadSanitizer catches what CUDA's racecheck cannot (races through global memory):
 //   emu_race_demo race    lane l writes x[l], then reads x[l + 1] with no sync() between
 //   emu_race_demo clean   the same with the sync(): no report
-// Built and run as two ctest cases in the ThreadSanitizer configuration (tools/run_tsan.sh):
+// Built and run as two ctest cases in the ThreadSanitizer configuration (tools/run/run_tsan.sh):
 // the first must print a data-race report, the second must pass silently.
 #include <cstdio>
 #include <cstring>

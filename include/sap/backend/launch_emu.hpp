@@ -81,7 +81,7 @@ struct Abort {};
 std::string demangle(const char* mangled);
 
 // Barrier and per-team memory of one team (one world at a time). Not a template: defined in
-// src/emu_team.cpp.
+// src/launch/emu_team.cpp.
 class TeamState {
  public:
   TeamState(int lanes, std::size_t shmem_bytes, const std::string& kernel, double timeout_s);

@@ -41,7 +41,7 @@ template <class S>
 SAP_HDI S norm(const Quat<S>& q) {
   return sqrt_(squared_norm(q));
 }
-// Component-wise division (host code normalises as q / |q|, dividing, see src/rotation.hpp).
+// Component-wise division (host code normalises as q / |q|, dividing, see src/import/rotation.hpp).
 template <class S>
 SAP_HDI Quat<S> operator/(const Quat<S>& q, S s) {
   return {q.w / s, q.x / s, q.y / s, q.z / s};

@@ -1,0 +1,357 @@
+// Stage 3's constraint bundle (Drake's SapConstraintBundle): every constraint row of one world,
+// as the Newton solve (kernels/newton.hpp) sees it. Four row kinds, each a plain struct over the
+// solve's buffers (SolveView, filled by stage 2, kernels/constraint_setup.hpp) with the same
+// operations:
+//   count()                    rows (contacts: blocks of 3 rows) in the solve
+//   multiply(r, x, out)        vc = J x for row (block) r
+//   evaluate(r, ...)           cost l_r, impulse gamma_r = -dl/dvc and Hessian G_r at vc + alpha dvc
+//                              (docs/sap-math.md §3.4-§3.8, §4, §5, §12; sap_constraints.hpp)
+//   scatter_transpose(r, ...)  J_r^T gamma_r added into J^T gamma (one lane: rows in order)
+//   gather_transpose(i, r, ...) row r's term of (J^T gamma)_i (a lane per dof: rows in order)
+//   add_hessian(r, ...)        J_r^T G_r J_r added into H (one lane: rows in order)
+//   add_hessian_row(i, r, ...) row r's terms of row i of H (a lane per dof: rows in order)
+// ConstraintBundle::visit(v) calls v(kind) for the kinds in the solve's fixed order: contacts,
+// joint limits, PD drives, holonomic rows. That is the order of their rows in vc, gamma and G
+// (SolveSizes), and the order in which every sum over rows (the cost, J^T gamma, H) adds their
+// terms, so each sum rounds the same whatever the executor.
+#pragma once
+
+#include "kernels/sap_constraints.hpp"
+#include "kernels/step_params.hpp"
+#include "model/solve_data.hpp"
+
+namespace sap {
+
+// Sums returned by one pass over all constraint rows.
+template <class S>
+struct RowSums {
+  S cost, dvc_gamma, dvc_G_dvc;
+};
+
+// Contact c: rows 3c .. 3c + 2 ([t1, t2, n] of its frame), Hessian G at 6c (symmetric 3x3, [00,
+// 01, 02, 11, 12, 22]), a merged Jacobian of con_jac_n entries with decreasing dofs.
+template <class So>
+struct ContactRows {
+  const SolveView& s;
+  const StepParams& p;
+  int w;
+  int n;  // contacts in the solve
+
+  SAP_HDI int count() const { return n; }
+
+  template <class X>
+  SAP_HDI void multiply(int c, const X* x, double* out) const {
+    const int nj = s.con_jac_n(w)[c];
+    const JacDof* dof = s.contact_dofs(w, c);
+    s.with_contact_jac(w, c, [&](const auto* val) {
+      So a = So(0), b = So(0), e = So(0);
+      for (int k = 0; k < nj; ++k) {
+        const So xk = So(x[dof[k]]);
+        a += So(val[3 * k]) * xk;
+        b += So(val[3 * k + 1]) * xk;
+        e += So(val[3 * k + 2]) * xk;
+      }
+      out[3 * c] = a;
+      out[3 * c + 1] = b;
+      out[3 * c + 2] = e;
+    });
+  }
+
+  // The contact's cost, impulse and Hessian at vc = x, in the model of contact_approximation.
+  SAP_HD void evaluate_at(int c, const So* x, So* gamma, So* cost, So* G, bool want_hessian) const {
+    const double* prm = s.con_param(w) + s.size.ncp * c;
+    const ContactApproximation model = p.config.contact_approximation;
+    if (model == ContactApproximation::Sap) {
+      const FrictionConeParams<So> cp{So(prm[kConRt]), So(prm[kConRn]), So(prm[kConVhatN]), So(prm[kConMu])};
+      friction_cone<So>(cp, x, gamma, cost, G, want_hessian);
+    } else {
+      const HuntCrossleyParams<So> hp{So(prm[kConMu]),  So(prm[kConHcStiffness]), So(prm[kConHcDissipation]),
+                                      So(prm[kConHcFe0]), So(prm[kConHcN0]),     So(prm[kConHcEpsSoft])};
+      hunt_crossley<So>(hp, So(p.h), model == ContactApproximation::Lagged, x, gamma, cost, G, want_hessian);
+    }
+  }
+
+  SAP_HDI void evaluate(int c, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
+                        double* G_rows, RowSums<So>& sum) const {
+    So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
+    for (int k = 0; k < 3; ++k) {
+      dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
+      x[k] = So(vc[3 * c + k]) + alpha * dx[k];
+    }
+    evaluate_at(c, x, gamma, &cost, G, want_hessian || store);
+    sum.cost += cost;
+    sum.dvc_gamma += dx[0] * gamma[0] + dx[1] * gamma[1] + dx[2] * gamma[2];
+    if (want_hessian) {
+      const So g0 = G[0] * dx[0] + G[1] * dx[1] + G[2] * dx[2];
+      const So g1 = G[1] * dx[0] + G[3] * dx[1] + G[4] * dx[2];
+      const So g2 = G[2] * dx[0] + G[4] * dx[1] + G[5] * dx[2];
+      sum.dvc_G_dvc += dx[0] * g0 + dx[1] * g1 + dx[2] * g2;
+    }
+    if (store) {
+      for (int k = 0; k < 3; ++k) s.gamma(w)[3 * c + k] = double(gamma[k]);
+      for (int k = 0; k < 6; ++k) G_rows[6 * c + k] = double(G[k]);
+    }
+  }
+
+  SAP_HDI void scatter_transpose(int c, const double* gamma, double* jtg) const {
+    const int nj = s.con_jac_n(w)[c];
+    const JacDof* dof = s.contact_dofs(w, c);
+    s.with_contact_jac(w, c, [&](const auto* val) {
+      for (int k = 0; k < nj; ++k)
+        jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[3 * k]) * So(gamma[3 * c]) +
+                             So(val[3 * k + 1]) * So(gamma[3 * c + 1]) + So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+    });
+  }
+
+  // The contact's entries have decreasing dofs: the search for dof i stops at the first smaller one.
+  SAP_HDI void gather_transpose(int i, int c, const double* gamma, double& acc) const {
+    const int nj = s.con_jac_n(w)[c];
+    const JacDof* dof = s.contact_dofs(w, c);
+    const JacValues val = s.contact_jac(w, c);
+    for (int k = 0; k < nj && dof[k] >= i; ++k)
+      if (dof[k] == i)
+        acc = double(So(acc) + So(val[3 * k]) * So(gamma[3 * c]) + So(val[3 * k + 1]) * So(gamma[3 * c + 1]) +
+                     So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+  }
+
+  // J_a^T G J_b for the entries a <= b of contact c (r = G J_a, then r . J_b), into row dof[a]
+  // of H's lower triangle.
+  template <class V>
+  SAP_HDI static void add_entry_row(double* H, int ld, const double* G, const JacDof* dof, const V* val, int a,
+                                    int nj) {
+    const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
+    const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
+    const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
+    const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
+    double* row = H + dof[a] * ld;
+    for (int b = a; b < nj; ++b)
+      row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
+  }
+
+  // All of contact c's terms. fp32 Jacobian values are converted once per entry into jac_copy()
+  // (3 nj doubles) when it gives a buffer, not once per entry pair.
+  template <class JacCopy>
+  SAP_HDI void add_hessian(int c, double* H, int ld, const double* G_rows, JacCopy&& jac_copy) const {
+    const double* G = G_rows + 6 * c;
+    if (G[0] == 0 && G[3] == 0 && G[5] == 0) return;  // no-contact region: no curvature
+    const int nj = s.con_jac_n(w)[c];
+    const JacDof* dof = s.contact_dofs(w, c);
+    s.with_contact_jac(w, c, [&](const auto* val) {
+      double* jac = sizeof(*val) == sizeof(double) ? nullptr : jac_copy();
+      if (!jac) {
+        for (int a = 0; a < nj; ++a) add_entry_row(H, ld, G, dof, val, a, nj);
+        return;
+      }
+      for (int k = 0; k < 3 * nj; ++k) jac[k] = double(val[k]);
+      for (int a = 0; a < nj; ++a) add_entry_row(H, ld, G, dof, static_cast<const double*>(jac), a, nj);
+    });
+  }
+
+  SAP_HDI void add_hessian_row(int i, int c, double* H, int ld, const double* G_rows) const {
+    const double* G = G_rows + 6 * c;
+    if (G[0] == 0 && G[3] == 0 && G[5] == 0) return;
+    const int nj = s.con_jac_n(w)[c];
+    const JacDof* dof = s.contact_dofs(w, c);
+    int a = 0;
+    while (a < nj && dof[a] > i) ++a;
+    if (a < nj && dof[a] == i) s.with_contact_jac(w, c, [&](const auto* val) { add_entry_row(H, ld, G, dof, val, a, nj); });
+  }
+};
+
+// A row on one dof with an fp64 coefficient: vc = coef v_dof. The limit and PD rows.
+// evaluate_scalar_row: the part of evaluate common to every one-row kind; row_cost(x, &gamma,
+// &G) returns the row's cost at vc = x.
+template <class So, class RowCost>
+SAP_HDI void evaluate_scalar_row(const SolveView& s, int w, int row, int g, So alpha, bool store, bool want_hessian,
+                                 const double* vc, const double* dvc, double* G_rows, RowSums<So>& sum,
+                                 RowCost&& row_cost) {
+  const So dx = alpha != So(0) || want_hessian ? So(dvc[row]) : So(0);  // as contact rows: dvc may be stale
+  const So x = So(vc[row]) + alpha * dx;
+  So gamma, G;
+  sum.cost += row_cost(x, &gamma, &G);
+  sum.dvc_gamma += dx * gamma;
+  sum.dvc_G_dvc += dx * G * dx;
+  if (store) {
+    s.gamma(w)[row] = double(gamma);
+    G_rows[g] = double(G);
+  }
+}
+
+// Joint-limit row r: vc = sign v_dof (sign +1 lower, -1 upper), G at limit_G(r).
+template <class So>
+struct LimitRows {
+  const SolveView& s;
+  int w;
+  int n;
+
+  SAP_HDI int count() const { return n; }
+  SAP_HDI double sign(int r) const { return s.lim_param(w)[kNumLimitParams * r + kLimSign]; }
+  SAP_HDI int dof(int r) const { return s.lim_dof(w)[r]; }
+
+  template <class X>
+  SAP_HDI void multiply(int r, const X* x, double* out) const {
+    out[s.size.limit_row(r)] = sign(r) * x[dof(r)];
+  }
+  SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
+                        double* G_rows, RowSums<So>& sum) const {
+    const double* lp = s.lim_param(w) + kNumLimitParams * r;
+    evaluate_scalar_row(s, w, s.size.limit_row(r), s.size.limit_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
+                        [&](So x, So* gamma, So* G) { return limit_row<So>(So(lp[kLimR]), So(lp[kLimVhat]), x, gamma, G); });
+  }
+  SAP_HDI void scatter_transpose(int r, const double* gamma, double* jtg) const {
+    const int d = dof(r);
+    jtg[d] = double(So(jtg[d]) + So(sign(r)) * So(gamma[s.size.limit_row(r)]));
+  }
+  SAP_HDI void gather_transpose(int i, int r, const double* gamma, double& acc) const {
+    if (dof(r) == i) acc = double(So(acc) + So(sign(r)) * So(gamma[s.size.limit_row(r)]));
+  }
+  // A diagonal term of H (sign^2 = 1).
+  template <class JacCopy>
+  SAP_HDI void add_hessian(int r, double* H, int ld, const double* G_rows, JacCopy&&) const {
+    H[dof(r) * ld + dof(r)] += G_rows[s.size.limit_G(r)];
+  }
+  SAP_HDI void add_hessian_row(int i, int r, double* H, int ld, const double* G_rows) const {
+    if (dof(r) == i) H[i * ld + i] += G_rows[s.size.limit_G(r)];
+  }
+};
+
+// PD row r (position, velocity and pd actuators on a dof): vc = v_dof, G at pd_G(r).
+template <class So>
+struct PdRows {
+  const SolveView& s;
+  const StepParams& p;
+  int w;
+  int n;
+
+  SAP_HDI int count() const { return n; }
+  SAP_HDI int dof(int r) const { return s.pd_dof(w)[r]; }
+
+  template <class X>
+  SAP_HDI void multiply(int r, const X* x, double* out) const {
+    out[s.size.pd_row(r)] = x[dof(r)];
+  }
+  SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
+                        double* G_rows, RowSums<So>& sum) const {
+    const double* pp = s.pd_param(w) + kNumPdParams * r;
+    const PdParams<So> pd{So(pp[kPdKp]),      So(pp[kPdKd]),          So(pp[kPdQ0]),       So(pp[kPdQTarget]),
+                          So(pp[kPdVTarget]), So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
+    evaluate_scalar_row(s, w, s.size.pd_row(r), s.size.pd_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
+                        [&](So x, So* gamma, So* G) { return pd_row<So>(pd, So(p.h), x, gamma, G); });
+  }
+  SAP_HDI void scatter_transpose(int r, const double* gamma, double* jtg) const {
+    const int d = dof(r);
+    jtg[d] = double(So(jtg[d]) + So(gamma[s.size.pd_row(r)]));
+  }
+  SAP_HDI void gather_transpose(int i, int r, const double* gamma, double& acc) const {
+    if (dof(r) == i) acc = double(So(acc) + So(gamma[s.size.pd_row(r)]));
+  }
+  template <class JacCopy>
+  SAP_HDI void add_hessian(int r, double* H, int ld, const double* G_rows, JacCopy&&) const {
+    H[dof(r) * ld + dof(r)] += G_rows[s.size.pd_G(r)];
+  }
+  SAP_HDI void add_hessian_row(int i, int r, double* H, int ld, const double* G_rows) const {
+    if (dof(r) == i) H[i * ld + i] += G_rows[s.size.pd_G(r)];
+  }
+};
+
+// Holonomic row r (tendon limits, equalities, dry friction, servos on tendons): a sparse
+// Jacobian row of hol_jac_n entries with decreasing dofs, G at hol_G(r); kind kHolKindBox (a
+// box-bounded row) or kHolKindPd (the PD row on vc = J_t v).
+template <class So>
+struct HolonomicRows {
+  const SolveView& s;
+  const StepParams& p;
+  int w;
+  int n;
+
+  SAP_HDI int count() const { return n; }
+  SAP_HDI int entries(int r) const { return s.hol_jac_n(w)[r]; }
+  SAP_HDI const int* dofs(int r) const { return s.hol_jac_dof(w) + s.size.nhjac * r; }
+  SAP_HDI const double* values(int r) const { return s.hol_jac_val(w) + s.size.nhjac * r; }
+
+  template <class X>
+  SAP_HDI void multiply(int r, const X* x, double* out) const {
+    const int nj = entries(r);
+    const int* dof = dofs(r);
+    const double* val = values(r);
+    So a = So(0);
+    for (int k = 0; k < nj; ++k) a += So(val[k]) * So(x[dof[k]]);
+    out[s.size.hol_row(r)] = double(a);
+  }
+  SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
+                        double* G_rows, RowSums<So>& sum) const {
+    const double* hp = s.hol_param(w) + kNumHolonomicParams * r;
+    evaluate_scalar_row(s, w, s.size.hol_row(r), s.size.hol_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
+                        [&](So x, So* gamma, So* G) {
+                          if (hp[kHolKind] == kHolKindPd) {  // servo on a tendon: the PD row on vc = J_t v
+                            const double* pp = hp + kHolPd;
+                            const PdParams<So> pd{So(pp[kPdKp]),          So(pp[kPdKd]),
+                                                  So(pp[kPdQ0]),          So(pp[kPdQTarget]),
+                                                  So(pp[kPdVTarget]),     So(pp[kPdFeedForward]),
+                                                  So(pp[kPdEffortLo]),    So(pp[kPdEffortHi])};
+                            return pd_row<So>(pd, So(p.h), x, gamma, G);
+                          }
+                          return holonomic_row<So>(So(hp[kHolR]), So(hp[kHolVhat]), So(hp[kHolLo]), So(hp[kHolHi]), x,
+                                                   gamma, G);
+                        });
+  }
+  SAP_HDI void scatter_transpose(int r, const double* gamma, double* jtg) const {
+    const int nj = entries(r);
+    const int* dof = dofs(r);
+    const double* val = values(r);
+    for (int k = 0; k < nj; ++k) jtg[dof[k]] = double(So(jtg[dof[k]]) + So(val[k]) * So(gamma[s.size.hol_row(r)]));
+  }
+  SAP_HDI void gather_transpose(int i, int r, const double* gamma, double& acc) const {
+    const int nj = entries(r);
+    const int* dof = dofs(r);
+    const double* val = values(r);
+    for (int k = 0; k < nj && dof[k] >= i; ++k)
+      if (dof[k] == i) acc = double(So(acc) + So(val[k]) * So(gamma[s.size.hol_row(r)]));
+  }
+  // G J_a^T J_b for the entries a <= b, into row dof[a] of H's lower triangle.
+  SAP_HDI static void add_entry_row(double* H, int ld, So G, const int* dof, const double* val, int a, int nj) {
+    const So ga = G * So(val[a]);
+    double* row = H + dof[a] * ld;
+    for (int b = a; b < nj; ++b) row[dof[b]] = double(So(row[dof[b]]) + ga * So(val[b]));
+  }
+  template <class JacCopy>
+  SAP_HDI void add_hessian(int r, double* H, int ld, const double* G_rows, JacCopy&&) const {
+    const So G = So(G_rows[s.size.hol_G(r)]);
+    if (G == So(0)) return;
+    const int nj = entries(r);
+    for (int a = 0; a < nj; ++a) add_entry_row(H, ld, G, dofs(r), values(r), a, nj);
+  }
+  SAP_HDI void add_hessian_row(int i, int r, double* H, int ld, const double* G_rows) const {
+    const So G = So(G_rows[s.size.hol_G(r)]);
+    if (G == So(0)) return;
+    const int nj = entries(r);
+    const int* dof = dofs(r);
+    for (int a = 0; a < nj && dof[a] >= i; ++a)
+      if (dof[a] == i) add_entry_row(H, ld, G, dof, values(r), a, nj);
+  }
+};
+
+// The rows of world w in the solve: the four kinds, their counts read once.
+template <class So>
+struct ConstraintBundle {
+  const SolveView& s;
+  const StepParams& p;
+  int w;
+  int ncon, nlim, npd, nhol;
+
+  SAP_HDI static ConstraintBundle of(const SolveView& s, const StepParams& p, int w) {
+    return {s, p, w, s.con_count(w)[0], s.lim_count(w)[0], s.size.npd, s.hol_count(w)[0]};
+  }
+  SAP_HDI int rows_used() const { return ncon + nlim + npd + nhol; }
+
+  // v(kind) for every kind, in the solve's order.
+  template <class Visitor>
+  SAP_HDI void visit(Visitor&& v) const {
+    v(ContactRows<So>{s, p, w, ncon});
+    v(LimitRows<So>{s, w, nlim});
+    v(PdRows<So>{s, p, w, npd});
+    v(HolonomicRows<So>{s, p, w, nhol});
+  }
+};
+
+}  // namespace sap

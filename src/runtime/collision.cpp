@@ -1,0 +1,195 @@
+// CollisionPipeline: per-pair constants on the host, workspace per world, one launch per call.
+#include "sap/collision.hpp"
+
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "launch/launches.hpp"
+
+namespace sap {
+
+namespace {
+
+std::string geom_label(const Model& m, int g) {
+  const std::size_t i = static_cast<std::size_t>(g);
+  const std::string name = i < m.geom_names.size() && !m.geom_names[i].empty() ? "'" + m.geom_names[i] + "'"
+                                                                               : "#" + std::to_string(g);
+  return "geom " + name + " (" + geom_type_name(m.geom_type[i]) + ")";
+}
+
+}  // namespace
+
+struct CollisionPipeline::Impl {
+  Context& ctx;
+  int nworld;
+  Precision precision;
+  int nq = 0;
+  ModelStorage storage;
+  Buffer<int> pair_geom0, pair_geom1;
+  Buffer<double> pair_margin, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction;
+  int npair = 0;
+  int unsupported = 0;
+  bool convex_pairs = false;  // some pair needs the convex solvers (not pair_is_analytic)
+  std::vector<std::string> warnings;
+  BatchedArray<double> xpos, xquat, xmat, xipos, xanchor, xaxis, geom_xpos, geom_xmat;
+  BatchedArray<int> seq;
+  Data* shared = nullptr;  // share_kinematics_workspace: body kinematics in this Data
+  std::unique_ptr<CollisionLaunch> launch;
+
+  Impl(const Model& m, Context& c, int nw, Precision p) : ctx(c), nworld(nw), precision(p), nq(m.nq) {
+    const Backend b = ctx.backend();
+    storage = ModelStorage(m, b);
+    // Pairs with a narrow phase and their combined constants (docs/collision.md).
+    std::vector<int> g0s, g1s;
+    std::vector<double> margin, stiffness, dissipation, hc_dissipation, friction;
+    for (int p = 0; p < m.npair; ++p) {
+      const int g0 = m.pair_geom0[static_cast<std::size_t>(p)], g1 = m.pair_geom1[static_cast<std::size_t>(p)];
+      const std::size_t i0 = static_cast<std::size_t>(g0), i1 = static_cast<std::size_t>(g1);
+      if (pair_max_contacts(m.geom_type[i0], m.geom_type[i1]) == 0) {
+        ++unsupported;
+        warnings.push_back("collision pair " + geom_label(m, g0) + " - " + geom_label(m, g1) +
+                           " is not supported (plane-plane, plane-hfield, hfield-hfield); it never produces contacts");
+        continue;
+      }
+      g0s.push_back(g0);
+      g1s.push_back(g1);
+      convex_pairs = convex_pairs || !pair_is_analytic(m.geom_type[i0], m.geom_type[i1]);
+      const double pair_margin = m.pair_margin[static_cast<std::size_t>(p)];
+      margin.push_back(pair_margin >= 0 ? pair_margin : m.geom_margin[i0] + m.geom_margin[i1]);
+      const double k0 = m.geom_stiffness[i0], k1 = m.geom_stiffness[i1];
+      stiffness.insert(stiffness.end(), {combine_stiffness(k0, k1), k0, k1});
+      dissipation.push_back(combine_dissipation(m.geom_dissipation[i0], m.geom_dissipation[i1]));
+      hc_dissipation.push_back(combine_hc_dissipation(k0, k1, m.geom_hc_dissipation[i0], m.geom_hc_dissipation[i1]));
+      const double pair_friction = m.pair_friction[static_cast<std::size_t>(p)];
+      friction.push_back(pair_friction >= 0 ? pair_friction : combine_friction(m.geom_friction[i0], m.geom_friction[i1]));
+    }
+    npair = static_cast<int>(g0s.size());
+    auto upload = [b](auto& buf, const auto& host) {
+      buf.allocate(b, host.size());
+      buf.upload(host.data(), host.size());
+    };
+    upload(pair_geom0, g0s);
+    upload(pair_geom1, g1s);
+    upload(pair_margin, margin);
+    upload(pair_stiffness, stiffness);
+    upload(pair_dissipation, dissipation);
+    upload(pair_hc_dissipation, hc_dissipation);
+    upload(pair_friction, friction);
+    const auto nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt),
+               ng = static_cast<std::size_t>(m.ngeom);
+    xpos.allocate(b, nworld, nb * 3);
+    xquat.allocate(b, nworld, nb * 4);
+    xmat.allocate(b, nworld, nb * 9);
+    xipos.allocate(b, nworld, nb * 3);
+    xanchor.allocate(b, nworld, nj * 3);
+    xaxis.allocate(b, nworld, nj * 3);
+    geom_xpos.allocate(b, nworld, ng * 3);
+    geom_xmat.allocate(b, nworld, ng * 9);
+    launch = make_collision_launch(ctx);
+    if (unsupported > 0)
+      std::cerr << "sap: warning: " << unsupported << " candidate collision pair(s) are not supported and will "
+                << "never produce contacts; first: " << warnings.front() << "\n";
+  }
+
+  CollisionPairsView pairs_view() const {
+    CollisionPairsView v;
+    v.npair = npair;
+    v.geom0 = pair_geom0.data();
+    v.geom1 = pair_geom1.data();
+    v.margin = pair_margin.data();
+    v.stiffness = pair_stiffness.data();
+    v.dissipation = pair_dissipation.data();
+    v.hc_dissipation = pair_hc_dissipation.data();
+    v.friction = pair_friction.data();
+    return v;
+  }
+
+  CollisionWorkspaceView workspace_view() {
+    if (shared)
+      return {shared->xpos.slab(),  shared->xquat.slab(), shared->xmat.slab(), shared->xipos.slab(),
+              shared->xanchor.slab(), shared->xaxis.slab(), geom_xpos.slab(), geom_xmat.slab(), seq.slab()};
+    return {xpos.slab(),  xquat.slab(),     xmat.slab(),      xipos.slab(), xanchor.slab(),
+            xaxis.slab(), geom_xpos.slab(), geom_xmat.slab(), seq.slab()};
+  }
+};
+
+CollisionPipeline::CollisionPipeline(const Model& model, Context& ctx, int nworld, Precision precision) {
+  if (nworld <= 0)
+    throw std::invalid_argument("CollisionPipeline: nworld must be positive, got " + std::to_string(nworld));
+  model.validate();
+  impl_ = std::make_unique<Impl>(model, ctx, nworld, precision);
+}
+
+CollisionPipeline::~CollisionPipeline() = default;
+
+int CollisionPipeline::unsupported_pair_count() const { return impl_->unsupported; }
+const std::vector<std::string>& CollisionPipeline::warnings() const { return impl_->warnings; }
+int CollisionPipeline::active_pair_count() const { return impl_->npair; }
+bool CollisionPipeline::uses_convex_solvers() const { return impl_->convex_pairs; }
+Precision CollisionPipeline::precision() const { return impl_->precision; }
+
+void CollisionPipeline::collide(const State& state, Contacts& contacts) {
+  Impl& im = *impl_;
+  const Backend b = im.ctx.backend();
+  if (state.nworld() != im.nworld)
+    throw std::invalid_argument("CollisionPipeline::collide: state has " + std::to_string(state.nworld()) +
+                                " worlds, the pipeline " + std::to_string(im.nworld));
+  if (contacts.nworld() != im.nworld)
+    throw std::invalid_argument("CollisionPipeline::collide: contacts have " + std::to_string(contacts.nworld()) +
+                                " worlds, the pipeline " + std::to_string(im.nworld));
+  if (state.backend() != b || contacts.backend() != b)
+    throw std::invalid_argument(std::string("CollisionPipeline::collide: state and contacts must live on the ") +
+                                backend_name(b) + " backend of the pipeline's context");
+  if (state.qpos.per_world() != static_cast<std::size_t>(im.nq))
+    throw std::invalid_argument("CollisionPipeline::collide: state has " + std::to_string(state.qpos.per_world()) +
+                                " qpos per world, the model nq = " + std::to_string(im.nq));
+  // Generation ranks of the kept contacts (sized by the contacts' capacity on first use).
+  if (im.seq.nworld() != im.nworld || im.seq.per_world() != static_cast<std::size_t>(contacts.capacity()))
+    im.seq.allocate(b, im.nworld, static_cast<std::size_t>(contacts.capacity()));
+  im.launch->collide(im.precision, im.convex_pairs, im.nworld, im.storage.view(), state.qpos.slab(), im.workspace_view(),
+                     im.pairs_view(), contacts.view());
+  last_contacts_ = &contacts;  // the total is read on demand: no device sync per collide
+}
+
+void CollisionPipeline::share_kinematics_workspace(Data& d) {
+  Impl& im = *impl_;
+  if (d.nworld() != im.nworld || d.xpos.per_world() != im.xpos.per_world() ||
+      d.xanchor.per_world() != im.xanchor.per_world() || d.xpos.buffer().backend() != im.ctx.backend())
+    throw std::invalid_argument("CollisionPipeline::share_kinematics_workspace: the Data has another world count, "
+                                "model or backend than the pipeline");
+  im.shared = &d;
+  for (auto* a : {&im.xpos, &im.xquat, &im.xmat, &im.xipos, &im.xanchor, &im.xaxis}) a->allocate(im.ctx.backend(), im.nworld, 0);
+}
+
+std::vector<std::pair<std::string, long long>> CollisionPipeline::buffer_bytes_per_world() const {
+  const Impl& im = *impl_;
+  std::vector<std::pair<std::string, long long>> out;
+  auto add = [&](const char* name, const auto& a) {
+    using T = typename std::decay_t<decltype(a.buffer())>::value_type;
+    if (a.per_world() > 0) out.emplace_back(std::string("collision.") + name, static_cast<long long>(a.per_world() * sizeof(T)));
+  };
+  add("xpos", im.xpos);
+  add("xquat", im.xquat);
+  add("xmat", im.xmat);
+  add("xipos", im.xipos);
+  add("xanchor", im.xanchor);
+  add("xaxis", im.xaxis);
+  add("geom_xpos", im.geom_xpos);
+  add("geom_xmat", im.geom_xmat);
+  add("seq", im.seq);
+  return out;
+}
+
+long long CollisionPipeline::last_dropped_total() const { return last_contacts_ ? last_contacts_->total_dropped() : 0; }
+
+int estimate_contact_capacity(const Model& model, int cap) {
+  long long total = 0;
+  for (int p = 0; p < model.npair; ++p)
+    total +=
+        pair_max_contacts(model.geom_type[static_cast<std::size_t>(model.pair_geom0[static_cast<std::size_t>(p)])],
+                          model.geom_type[static_cast<std::size_t>(model.pair_geom1[static_cast<std::size_t>(p)])]);
+  return static_cast<int>(total < cap ? total : cap);
+}
+
+}  // namespace sap

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Prepares a GPU session (docs/benchmarks.md, "GPU figures"). The lent GPU machine has nvcc but
+# none of our Debian dependencies and no network, so we build here (CUDA on, sm_90) and carry
+# the binaries: this script fills .gpu_bundle/ (in .gitignore) with the CUDA tests and the bench
+# executables (stripped) and the shared libraries they need that the device image lacks.
+# Then, with the device tool:  run(command="tools/run/gpu_run.sh", carry=[".gpu_bundle"])
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tools/setup.sh --build-dir build-gpu  # packages, configure, build
+# The device image's C++ runtime may be older than Debian 12's: link it statically.
+cmake -S . -B build-gpu -DSAP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
+cmake --build build-gpu -j"$(nproc)" >/dev/null
+rm -rf .gpu_bundle && mkdir -p .gpu_bundle/lib
+for exe in sap_bench sap_ablate test_cuda_parity test_collision_pipeline test_scene_physics test_free_motion \
+           test_linear_solver test_emulated_team test_fp64_retry; do
+  cp "build-gpu/$exe" .gpu_bundle/
+  strip .gpu_bundle/$exe
+done
+# Mesh assets (issue 18): Assimp (+ draco, minizip), Qhull, libpng (about 14 MB); zlib is in every image.
+for lib in $(ldd build-gpu/sap_bench | awk '/tinyxml2|gtest|libstdc|libgcc_s|assimp|draco|minizip|qhull_r|png16/ {print $3}'); do
+  cp -L "$lib" .gpu_bundle/lib/
+done
+# cuSOLVER (linear_solver = reference) and its cuBLAS are too large to carry (hundreds of MiB):
+# gpu_run.sh takes them from the device's own CUDA toolkit (/usr/local/cuda/lib64).
+echo "$(pwd)" > .gpu_bundle/source_dir   # tests look for scenes under the build's SAP_SOURCE_DIR
+# The device copy has no .git: record which commit (and whether the tree was dirty) was built.
+{ git rev-parse HEAD; git status --porcelain --untracked-files=no | grep -q . && echo "(dirty tree)"; } \
+  > .gpu_bundle/commit || true
+du -sh .gpu_bundle
