@@ -611,8 +611,9 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
       </body>
     </body>
   </worldbody>
-  <tendon><fixed name="t" armature="0.1"><joint joint="j1" coef="1"/></fixed></tendon>
+  <tendon><fixed name="t" actuatorfrcrange="-1 1"><joint joint="j1" coef="1"/></fixed></tendon>
   <equality><flex flex="f"/></equality>
+  <actuator><motor tendon="t"/><motor tendon="t" gear="2"/></actuator>
 </mujoco>)";
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
@@ -621,10 +622,11 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
   EXPECT_EQ(m.ngeom, 2);  // the colliding SDF is skipped, and its mass
   EXPECT_TRUE(has_warning(report, "model.xml:5: sdf geom that collides dropped"));
   EXPECT_TRUE(has_warning(report, "model.xml:5: mass of a mesh/hfield geom dropped"));
-  EXPECT_TRUE(has_warning(report, "model.xml:9: tendon armature dropped"));
+  EXPECT_TRUE(has_warning(report, "model.xml:9: tendon actuatorfrcrange with several actuators dropped"));
   EXPECT_TRUE(has_warning(report, "model.xml:10: <flex> equality dropped"));
   EXPECT_EQ(m.ntendon, 1);
   EXPECT_EQ(m.neq, 0);
+  EXPECT_EQ(m.actuator_forcelimited[0] + m.actuator_forcelimited[1], 0);  // the range was dropped
 }
 
 // ------------------------------------------------------------------ errors with file:line

@@ -16,7 +16,11 @@
 
 #include "kernels/passive_forces.hpp"
 #include "mujoco_model_oracle.hpp"
+#include "model/solve_data.hpp"
+#include "sap/contacts.hpp"
 #include "sap/dynamics.hpp"
+#include "sap/solver_options.hpp"
+#include "sap/solver_sap.hpp"
 
 namespace {
 
@@ -195,6 +199,102 @@ TEST(PassiveForces, ImporterAppliesSpringDamper) {
     const int j = p.model.joint_id(name), a = p.model.jnt_dofadr[j];
     EXPECT_NEAR(p.model.jnt_stiffness[j], p.stiffness[j], 1e-12 * p.stiffness[j]) << name;
     EXPECT_NEAR(p.model.dof_damping[a], p.damping[a], 1e-12 * p.damping[a]) << name;
+  }
+}
+
+}  // namespace
+
+// Through the importer and the solver: tests/data/mujoco/passive_step.xml loads strictly (gravcomp,
+// ball and free joint springs, springdamper, fixed and spatial tendons with spring dead bands,
+// damping and (fixed) armature, joint actuatorfrcrange, tendon actuatorfrcrange, forcerange) and one step
+// from MuJoCo's random states equals MuJoCo's implicitfast step: with no contacts, limits or dry
+// friction the step is the free motion v' = v + h (M + h D)^-1 (f - bias), M with the tendons'
+// armature J^T a J, D the dofs' and tendons' damping J^T b J, f the explicit forces of the start.
+namespace {
+
+TEST(PassiveStep, OneStepThroughTheImporterEqualsMuJoCo) {
+  const json ref = sap_test::load_mujoco_fixture("passive_step");
+  sap::ImportReport report;
+  const sap::Model m = sap::load_mjcf(std::string(SAP_SOURCE_DIR) + "/" + ref["model"].get<std::string>(), &report).model;
+  ASSERT_EQ(m.nv, ref["nv"].get<int>());
+  ASSERT_EQ(m.nu, ref["nu"].get<int>());
+  EXPECT_GT(m.ngravcomp, 0);
+  EXPECT_GT(m.nten_A, 0);  // the spatial tendon's damping, implicit
+  const double h = ref["timestep"].get<double>();
+  // The drake preset: fp64 and the bias forces at v_n, as MuJoCo (approx32's midpoint Coriolis
+  // differs from MuJoCo's on the spinning ball and free bodies by design).
+  {
+    sap::SolverOptions o;
+    o.contact_preset_variant = sap::Preset::Drake;
+    sap::Context ctx(sap::Backend::CPU, 1);
+    sap::SolverSAP solver(m, ctx, 1, o);
+    ASSERT_EQ(solver.solve_data().size().nhol, 0);  // no rows: the step is the free motion
+    double worst_v = 0, scale = 0;
+    for (const json& s : ref["samples"]) {
+      sap::State a(m, 1, sap::Backend::CPU), b(m, 1, sap::Backend::CPU);
+      sap::Control control(m, 1, sap::Backend::CPU);
+      sap::Contacts none(1, 0, sap::Backend::CPU);
+      const auto q = vec_of<double>(s["qpos"]), v = vec_of<double>(s["qvel"]), c = vec_of<double>(s["ctrl"]);
+      a.qpos.world_from_host(0, q.data());
+      a.qvel.world_from_host(0, v.data());
+      control.ctrl.world_from_host(0, c.data());
+      solver.step(a, b, control, none, h);
+      ASSERT_EQ(solver.world_status()[0] & sap::kStatusFailed, 0);
+      const std::vector<double> v1 = b.qvel.world_to_host(0);
+      for (int i = 0; i < m.nv; ++i) {
+        const double expect = s["qvel_next"][i].get<double>();
+        worst_v = std::max(worst_v, std::abs(v1[i] - expect));
+        scale = std::max(scale, std::abs(expect - v[i]));
+      }
+    }
+    std::printf("passive step (drake): max |v' - v'_mujoco| = %.2e (largest velocity change %.2e)\n", worst_v, scale);
+    // The forces move v by up to `scale` in the step: any missing or wrong term shows at that
+    // size (measured 3.5e-13 against 62).
+    EXPECT_LT(worst_v, 1e-11);
+  }
+}
+
+// Tendon dry friction (tendon frictionloss f): a box row on the tendon's rate J_t v, so a fixed
+// tendon L = c q on one hinge is the joint's dry friction |c| f: the same creep below the
+// threshold, the same (tau - |c| f) / I above it, step for step.
+TEST(TendonFrictionLoss, OnAFixedTendonEqualsTheJointsDryFriction) {
+  const char* tendon_xml = R"(<mujoco><option gravity="0 0 0"/><worldbody><body>
+      <joint name="j" type="hinge" axis="0 0 1"/><geom type="sphere" size="0.1" mass="2"/></body></worldbody>
+      <tendon><fixed frictionloss="0.75"><joint joint="j" coef="-2"/></fixed></tendon></mujoco>)";
+  const char* joint_xml = R"(<mujoco><option gravity="0 0 0"/><worldbody><body>
+      <joint name="j" type="hinge" axis="0 0 1" frictionloss="1.5"/><geom type="sphere" size="0.1" mass="2"/></body>
+      </worldbody></mujoco>)";
+  const sap::Model mt = sap::load_mjcf_string(tendon_xml, "tendon.xml").model;
+  const sap::Model mj = sap::load_mjcf_string(joint_xml, "joint.xml").model;
+  const double h = 1e-3, f = 1.5, I = 0.4 * 2 * 0.01;  // solid sphere about its centre
+  for (double tau : {0.6 * f, 2.5 * f, -1.2 * f}) {
+    sap::SolverOptions o;
+    sap::set_solver_option(o, "contact_preset_variant", "drake");
+    sap::set_solver_option(o, "line_search_variant", "exact_root");  // as tests/test_frictionloss.cpp
+    sap::Context ctx(sap::Backend::CPU, 1);
+    sap::SolverSAP st(mt, ctx, 1, o), sj(mj, ctx, 1, o);
+    ASSERT_EQ(st.solve_data().size().nhol, 1);
+    sap::State at(mt, 1, sap::Backend::CPU), bt(mt, 1, sap::Backend::CPU), aj(mj, 1, sap::Backend::CPU),
+        bj(mj, 1, sap::Backend::CPU);
+    sap::Control ct(mt, 1, sap::Backend::CPU), cj(mj, 1, sap::Backend::CPU);
+    ct.qfrc_applied.world_from_host(0, &tau);
+    cj.qfrc_applied.world_from_host(0, &tau);
+    sap::Contacts none(1, 0, sap::Backend::CPU);
+    const int n = 300;
+    for (int i = 0; i < n; ++i) {
+      st.step(at, bt, ct, none, h);
+      sj.step(aj, bj, cj, none, h);
+      std::swap(at, bt);
+      std::swap(aj, bj);
+    }
+    const double vt = at.qvel.world_to_host(0)[0], vj = aj.qvel.world_to_host(0)[0];
+    EXPECT_NEAR(vt, vj, 1e-10 * std::max(1e-6, std::abs(vj))) << "tau = " << tau;
+    if (std::abs(tau) > f) {
+      const double a = (tau - (tau > 0 ? f : -f)) / I;
+      EXPECT_NEAR(vt, n * h * a, 1e-9 * std::abs(n * h * a)) << "tau = " << tau;
+    } else {
+      EXPECT_LT(std::abs(vt), 1e-3 * n * h * std::abs(tau) / I) << "stiction";  // frictionless: n h tau / I
+    }
   }
 }
 

@@ -129,14 +129,20 @@ class Control {
   /* tendons when one is spatial (Model::ntendata): lengths and dense moment arms dL/dq */ \
   X(ten_length, double, ntendata)                                                      \
   X(ten_moment, double, ntendata * nv)                                                 \
-  /* explicit forces of fluids and muscles (kernels/actuation.hpp; Model::nqfrc_extra) */ \
-  X(qfrc_extra, double, nqfrc_extra)
+  /* stage 1b (kernels/actuation.hpp), sized 0 without the features: explicit forces     */ \
+  /* (Model::nqfrc_extra), spatial tendons' (armature + h damping) J^T J (Model::nten_A), */ \
+  /* each actuator's law input and the activations after the step (activation dynamics)  */ \
+  X(qfrc_extra, double, nqfrc_extra)                                                    \
+  X(ten_A, double, nten_A)                                                              \
+  X(act_input, double, nuact)                                                           \
+  X(act_next, double, na)
 // clang-format on
 
 struct DataSizes {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0, ntendata = 0, nqfrc_extra = 0;
+  int nten_A = 0, nuact = 0, na = 0;
   static DataSizes of(const ModelView& m) {
-    return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu, m.ntendata, m.nqfrc_extra};
+    return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu, m.ntendata, m.nqfrc_extra, m.nten_A, m.nuact, m.na};
   }
 };
 

@@ -102,6 +102,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(body_ipos, double, nbody * 3)    /* center of mass in body frame */         \
   X(body_inertia, double, nbody * 6) /* about the com, body axes: xx yy zz xy xz yz */ \
   X(body_mass, double, nbody)                                                   \
+  X(body_gravcomp, double, ngravcomp) /* gravity compensation gc: force -gc m g at the com */ \
   /* depth levels (world 0, its children 1, ...) for level-parallel tree passes; computed at */ \
   /* finalize. level_body lists bodies 1..nbody-1 by level, within a level grouped by parent  */ \
   /* (in the parent's level order) and by id; level L is [level_bodyadr[L-1], level_bodyadr[L]). */ \
@@ -203,8 +204,10 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(tendon_limited, int, ntendon)                                               \
   X(tendon_range, double, ntendon * 2)                                          \
   X(tendon_stiffness, double, ntendon) /* spring -k (L - lengthspring), explicit */ \
-  X(tendon_lengthspring, double, ntendon)                                       \
+  X(tendon_lengthspring, double, ntendon * 2) /* rest lengths [lower, upper]: a dead band */ \
   X(tendon_damping, double, ntendon) /* -b dL/dt, implicit like dof_damping */  \
+  X(tendon_armature, double, ntendon) /* inertia a J_t^T J_t added to M */      \
+  X(tendon_frictionloss, double, ntendon) /* dry friction on dL/dt: a SAP box row */ \
   X(wrap_type, int, nwrap)           /* WrapType */                             \
   X(wrap_objid, int, nwrap)          /* joint, site or geom */                  \
   X(wrap_prm, double, nwrap)         /* coefficient, sidesite or divisor */     \
@@ -234,7 +237,12 @@ struct ModelView {
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
   int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
-  int nqfrc_extra = 0;  // nv when a fluid or a muscle adds explicit forces (kernels/actuation.hpp), else 0
+  // Stage 1b (kernels/actuation.hpp) sizes, 0 for models without the features: nqfrc_extra = nv
+  // when explicit forces beyond the joint springs and motors exist (fluids, muscles, gravity
+  // compensation, ball/free springs, springs, dampers and motors of spatial tendons);
+  // nten_A = nv_pad^2 when a spatial tendon has damping or armature (its dense J^T J term of A);
+  // ngravcomp = nbody when a body has gravity compensation.
+  int nqfrc_extra = 0, nten_A = 0, ngravcomp = 0;
   double gravity[3] = {0, 0, 0};
   double fluid_density = 0, fluid_viscosity = 0, fluid_wind[3] = {0, 0, 0};  // MuJoCo's <option>
 #define SAP_X(name, type, count) const type* name = nullptr;
@@ -323,7 +331,12 @@ struct Model {
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
   int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
-  int nqfrc_extra = 0;  // nv when a fluid or a muscle adds explicit forces (kernels/actuation.hpp), else 0
+  // Stage 1b (kernels/actuation.hpp) sizes, 0 for models without the features: nqfrc_extra = nv
+  // when explicit forces beyond the joint springs and motors exist (fluids, muscles, gravity
+  // compensation, ball/free springs, springs, dampers and motors of spatial tendons);
+  // nten_A = nv_pad^2 when a spatial tendon has damping or armature (its dense J^T J term of A);
+  // ngravcomp = nbody when a body has gravity compensation.
+  int nqfrc_extra = 0, nten_A = 0, ngravcomp = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double fluid_density = 0, fluid_viscosity = 0;  // kg/m^3, Pa s
   std::array<double, 3> fluid_wind{0.0, 0.0, 0.0};  // m/s, world

@@ -26,6 +26,7 @@ struct BodySpec {
   double mass = 0;
   Vec3d com{0, 0, 0};                               // in the body frame
   std::array<double, 6> inertia{0, 0, 0, 0, 0, 0};  // about the com, body axes: xx yy zz xy xz yz
+  double gravcomp = 0;  // gravity compensation: the force -gravcomp mass g at the com (MuJoCo)
 };
 
 struct JointSpec {
@@ -119,6 +120,12 @@ struct TendonSpec {
   bool limited = false;
   std::array<double, 2> range{0, 0};
   double stiffness = 0, lengthspring = 0, damping = 0;
+  // MuJoCo's springlength pair: a dead band [lengthspring, lengthspring_upper] where the spring
+  // exerts no force (has_deadband; else the upper rest length is lengthspring).
+  bool has_deadband = false;
+  double lengthspring_upper = 0;
+  double armature = 0;      // inertia a J_t^T J_t
+  double frictionloss = 0;  // dry friction on the tendon's velocity: |impulse| <= h f
 };
 
 // Equality constraint (MJCF <equality>; JSON "equalities"). Indices are builder indices.
@@ -226,6 +233,9 @@ class ModelBuilder {
   int find_joint(const std::string& name) const;
   int find_geom(const std::string& name) const;  // -1 when absent
   const GeomSpec& geom(int i) const { return geoms_.at(static_cast<std::size_t>(i)).spec; }
+  int nactuator() const { return static_cast<int>(actuators_.size()); }
+  ActuatorSpec& actuator(int i) { return actuators_.at(static_cast<std::size_t>(i)); }
+  const TendonSpec& tendon(int i) const { return tendons_.at(static_cast<std::size_t>(i)); }
 
   // Builds and validates the model; throws std::runtime_error on inconsistent input.
   Model finalize() const;
@@ -254,6 +264,7 @@ class ModelBuilder {
   void finalize_springdampers(Model& m, const std::vector<int>& joint_final) const;
   void finalize_tendon_lengths(Model& m) const;
   void finalize_acc0(Model& m) const;
+  void finalize_stage1b_sizes(Model& m) const;
   Vec3d fluid_wind_{0, 0, 0};
   double timestep_ = 0.001;
   CollisionFilter filter_;

@@ -118,6 +118,47 @@ void MjcfImporter::apply_tendon(const Node& n, TendonAttrs& a) {
     a.springlength[0] = v[0];
     a.springlength[1] = v.size() > 1 ? v[1] : v[0];
   }
+  import::read_bool(f, n.el, "actuatorfrclimited", a.actuatorfrclimited, true);
+  import::read_fixed(f, n.el, "actuatorfrcrange", 2, a.actuatorfrcrange);
+}
+
+void MjcfImporter::set_tendon_properties(const Node& c, const std::string& label, const TendonAttrs& a,
+                                         TendonSpec& ts) {
+  if (!(a.frictionloss >= 0)) fail(where(c), label + ": frictionloss must be non-negative");
+  if (!(a.armature >= 0)) fail(where(c), label + ": armature must be non-negative");
+  if (a.stiffness < 0 || a.damping < 0) fail(where(c), label + ": stiffness and damping must be non-negative");
+  const bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
+  if (a.limited == -1 && a.has_range && !autolimits_)
+    fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
+  if (limited && !(a.range[0] < a.range[1])) fail(where(c), label + ": range lower bound must be below the upper");
+  ts.limited = limited && !no_limit_;
+  ts.range = {a.range[0], a.range[1]};
+  ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
+  ts.damping = no_damper_ ? 0.0 : a.damping;
+  ts.armature = a.armature;            // (kernels/free_motion.hpp, actuation.hpp)
+  if (!ts.path.empty() && a.armature > 0)
+    rep_.warn("spatial-tendon-armature", where(c),
+              label + " armature approximated: the inertia a J^T J is applied, MuJoCo's velocity-product "
+                      "bias a J^T (dJ/dt v) of a moving path is not");
+  ts.frictionloss = a.frictionloss;    // a SAP box row on dL/dt (kernels/holonomic_rows.hpp)
+  // MuJoCo's springlength: -1 is the length at qpos_spring; two values are a dead band.
+  ts.lengthspring_at_springref = a.springlength[0] == -1;
+  ts.lengthspring = a.springlength[0];
+  if (!ts.lengthspring_at_springref && a.springlength[1] != a.springlength[0]) {
+    if (!(a.springlength[0] <= a.springlength[1]))
+      fail(where(c), label + ": springlength lower bound exceeds upper bound");
+    ts.has_deadband = true;
+    ts.lengthspring_upper = a.springlength[1];
+  }
+}
+
+void MjcfImporter::record_tendon_force_range(const Node& c, const TendonAttrs& a, int id) {
+  const bool limited = a.actuatorfrclimited == 1 || (a.actuatorfrclimited == -1 && autolimits_ &&
+                                                     !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0));
+  if (!limited) return;
+  if (!(a.actuatorfrcrange[0] <= a.actuatorfrcrange[1]))
+    fail(where(c), "tendon actuatorfrcrange: lower bound exceeds upper bound");
+  tendon_frcrange_[id] = {a.actuatorfrcrange[0], a.actuatorfrcrange[1], &c, false, true};
 }
 
 void MjcfImporter::read_tendons(const Node& root) {
@@ -162,23 +203,14 @@ void MjcfImporter::read_tendons(const Node& root) {
         L0 += coef * builder_.joint(it->second.builder_index).springref;
       }
       if (ts.joints.empty()) fail(where(c), label + " has no joints");
-      if (a.frictionloss > 0) unsupported(c, "tendon frictionloss", "dry friction has no counterpart in the model");
-      if (a.armature > 0) unsupported(c, "tendon armature", "tendon inertia has no counterpart in the model");
-      if (a.springlength[0] != a.springlength[1] && a.stiffness != 0)
-        unsupported(c, "tendon springlength dead band", "the spring has a single rest length");
-      bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
-      if (a.limited == -1 && a.has_range && !autolimits_)
-        fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
-      if (limited && !(a.range[0] < a.range[1]))
-        fail(where(c), label + ": range lower bound must be below the upper");
-      ts.limited = limited && !no_limit_;
-      ts.range = {a.range[0], a.range[1]};
-      ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
-      ts.damping = no_damper_ ? 0.0 : a.damping;
-      // MuJoCo: springlength -1 is the length at qpos_spring (joint springref).
-      ts.lengthspring = a.springlength[0] == -1 ? L0 : a.springlength[0];
+      set_tendon_properties(c, label, a, ts);
+      if (ts.lengthspring_at_springref) {  // the length at qpos_spring (joint springref)
+        ts.lengthspring = L0;
+        ts.lengthspring_at_springref = false;
+      }
       const int id = builder_.add_tendon(ts);
       if (!ts.name.empty()) tendon_by_name_[ts.name] = id;
+      record_tendon_force_range(c, a, id);
     }
   }
 }
@@ -243,22 +275,10 @@ void MjcfImporter::read_spatial_tendon(const Node& c) {
     if (type == kWrapPulley && (k == 0 || k == n - 1 || ts.path[static_cast<std::size_t>(k - 1)].type != kWrapSite))
       fail(where(c), label + ": a pulley must follow a site");
   }
-  if (a.frictionloss > 0) unsupported(c, "tendon frictionloss", "dry friction has no counterpart in the model");
-  if (a.armature > 0) unsupported(c, "tendon armature", "tendon inertia has no counterpart in the model");
-  if (a.springlength[0] != a.springlength[1] && a.stiffness != 0)
-    unsupported(c, "tendon springlength dead band", "the spring has a single rest length");
-  bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
-  if (a.limited == -1 && a.has_range && !autolimits_)
-    fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
-  if (limited && !(a.range[0] < a.range[1])) fail(where(c), label + ": range lower bound must be below the upper");
-  ts.limited = limited && !no_limit_;
-  ts.range = {a.range[0], a.range[1]};
-  ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
-  ts.damping = no_damper_ ? 0.0 : a.damping;
-  ts.lengthspring = a.springlength[0];
-  ts.lengthspring_at_springref = a.springlength[0] == -1;  // MuJoCo: the length at qpos_spring
+  set_tendon_properties(c, label, a, ts);
   const int id = builder_.add_tendon(ts);
   if (!ts.name.empty()) tendon_by_name_[ts.name] = id;
+  record_tendon_force_range(c, a, id);
 }
 
 void MjcfImporter::apply_equality(const Node& n, EqAttrs& a) {
@@ -562,6 +582,81 @@ void MjcfImporter::read_actuator(const Node& n) {
   if (fr_scale < 0) std::swap(s.forcerange[0], s.forcerange[1]);  // a negative gain flips the interval
   builder_.add_actuator(s);
   ++nu_;
+}
+
+// MuJoCo clamps the sum of the actuator forces on a tendon (actuatorfrcrange: the forces scaled
+// together) and then each actuator force to its forcerange, and a joint's total actuator force
+// qfrc_actuator (gravity compensation of actuatorgravcomp joints included) to the joint's
+// actuatorfrcrange. With one actuator on the joint or tendon, and no gravity compensation in
+// the joint's clamp, that is one clamp of the actuator force, a composition of clamps:
+// clamp(clamp(x, [c, d]), [a, b]) = clamp(x, [clamp(c, a, b), clamp(d, a, b)]) (order: the first
+// range applied first). Several actuators, or actuatorgravcomp inside a joint's range, have no
+// such form: reported as unsupported. actuatorgravcomp alone adds the same force as passive
+// gravity compensation (both enter the dynamics alike).
+void MjcfImporter::apply_actuator_force_ranges() {
+  auto compose = [](ActuatorSpec& s, double lo, double hi, bool range_first) {
+    if (!s.forcelimited) {
+      s.forcelimited = true;
+      s.forcerange = {lo, hi};
+      return;
+    }
+    const double a = s.forcerange[0], b = s.forcerange[1];
+    if (range_first) s.forcerange = {std::clamp(lo, a, b), std::clamp(hi, a, b)};  // tendon range, then forcerange
+    else s.forcerange = {std::clamp(a, lo, hi), std::clamp(b, lo, hi)};             // forcerange, then joint range
+  };
+  const int nu = builder_.nactuator();
+  for (const auto& [tendon, r] : tendon_frcrange_) {
+    std::vector<int> on;
+    for (int u = 0; u < nu; ++u)
+      if (builder_.actuator(u).tendon == tendon) on.push_back(u);
+    if (on.size() > 1) {
+      unsupported(*r.node, "tendon actuatorfrcrange with several actuators",
+                  "the scaling of several actuator forces has no counterpart; only one actuator per tendon");
+    } else if (on.size() == 1) {
+      compose(builder_.actuator(on[0]), r.lo, r.hi, true);
+    }
+  }
+  for (const auto& [name, r] : joint_frcrange_) {
+    if (!r.limited) continue;  // actuatorgravcomp alone: the passive gravity compensation
+    const int j = builder_.find_joint(name);
+    std::vector<int> on;
+    bool other = false;  // an actuator on a tendon through the joint
+    for (int u = 0; u < nu; ++u) {
+      const ActuatorSpec& s = builder_.actuator(u);
+      if (s.joint == j && s.tendon < 0) on.push_back(u);
+      if (s.tendon >= 0) {
+        const TendonSpec& ts = builder_.tendon(s.tendon);
+        bool through = false;
+        for (const auto& jc : ts.joints) through |= jc.first == j;
+        // A spatial tendon moves the joint when a body of its path lies below the joint's body.
+        const int jb = builder_.joint_body(j);
+        auto below = [&](int b) {
+          for (; b > 0; b = builder_.body(b).parent)
+            if (b == jb) return true;
+          return false;
+        };
+        for (const WrapSpec& e : ts.path) {
+          if (e.type == kWrapSite) through |= below(site_body_.at(static_cast<std::size_t>(e.obj)));
+          if (e.type == kWrapSphere || e.type == kWrapCylinder) through |= below(geom_body_.at(static_cast<std::size_t>(e.obj)));
+        }
+        other |= through;
+      }
+    }
+    if (r.gravcomp && !on.empty()) {
+      unsupported(*r.node, "joint actuatorfrcrange with actuatorgravcomp",
+                  "gravity compensation inside the actuator force clamp has no counterpart");
+    } else if (on.size() > 1 || (other && !on.empty())) {
+      unsupported(*r.node, "joint actuatorfrcrange with several actuators",
+                  "a clamp of the sum of several actuator forces has no counterpart");
+    } else if (on.size() == 1) {
+      ActuatorSpec& s = builder_.actuator(on[0]);
+      const double lo = r.lo / s.gear, hi = r.hi / s.gear;  // in the actuator's force: qfrc = gear f
+      compose(s, std::min(lo, hi), std::max(lo, hi), false);
+    } else if (other) {
+      unsupported(*r.node, "joint actuatorfrcrange on a tendon-actuated joint",
+                  "a clamp of a tendon actuator's force on one joint has no counterpart");
+    }
+  }
 }
 
 }  // namespace sap::import::mjcf

@@ -111,9 +111,8 @@ void MjcfImporter::read_body(const Node& n, int parent, int childclass, const Tr
     if (parent != 0) fail(where(n), "a mocap body must be a child of the world body");
     ignored(n, "mocap", "mocap bodies are imported as static bodies at their initial pose");
   }
-  double gravcomp = 0;
-  if (import::read_double(file(n), n.el, "gravcomp", gravcomp) && gravcomp != 0)
-    unsupported(n, "body gravcomp", "gravity compensation has no counterpart in the model");
+  // Gravity compensation (kernels/actuation.hpp): the force -gravcomp m g at the body's com.
+  import::read_double(file(n), n.el, "gravcomp", b.gravcomp);
   if (!b.name.empty()) {
     if (body_by_name_.count(b.name)) fail(where(n), "repeated body name '" + b.name + "'");
     body_by_name_[b.name] = static_cast<int>(bodies_.size());
@@ -188,20 +187,25 @@ void MjcfImporter::read_joint(const Node& n, int body, int cls, const Transform&
     j.springdamper_spring = !no_spring_;
     j.springdamper_damper = !no_damper_;
   }
-  if (a.actuatorfrclimited == 1 ||
-      (a.actuatorfrclimited == -1 && autolimits_ && !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0)))
-    unsupported(n, "joint actuatorfrcrange",
-                "per-joint actuator force limits have no counterpart; use actuator forcerange");
-  if (a.actuatorgravcomp) unsupported(n, "joint actuatorgravcomp", "gravity compensation has no counterpart");
+  // actuatorfrcrange (clamps the joint's total actuator force) and actuatorgravcomp (gravity
+  // compensation counted as actuator force, inside that clamp): apply_actuator_force_ranges.
+  const bool frclimited = a.actuatorfrclimited == 1 || (a.actuatorfrclimited == -1 && autolimits_ &&
+                                                        !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0));
+  if (frclimited && !(a.actuatorfrcrange[0] <= a.actuatorfrcrange[1]))
+    fail(where(n), "joint actuatorfrcrange: lower bound exceeds upper bound");
+  if ((frclimited || a.actuatorgravcomp) && !name.empty())
+    joint_frcrange_[prefixed(name)] = {a.actuatorfrcrange[0], a.actuatorfrcrange[1], &n, a.actuatorgravcomp != 0,
+                                       frclimited};
+  if (a.stiffness < 0) fail(where(n), "joint stiffness must be non-negative");
   if (a.type == kJointFree) {
     if (b.parent != 0) fail(where(n), "a free joint must belong to a child of the world body");
     if (limited) fail(where(n), "a free joint cannot be limited");
-    if (a.stiffness != 0) unsupported(n, "free joint stiffness", "springs exist only on hinge and slide joints");
+    j.stiffness = no_spring_ ? 0.0 : a.stiffness;  // toward qpos0 (kernels/passive_forces.hpp)
   } else if (a.type == kJointBall) {
     if (limited && !no_limit_)
       rep_.warn("ball-limit", where(n),
                 "ball joint limit dropped: the model supports limits on hinge and slide joints only");
-    if (a.stiffness != 0) unsupported(n, "ball joint stiffness", "springs exist only on hinge and slide joints");
+    j.stiffness = no_spring_ ? 0.0 : a.stiffness;  // toward qpos0 (kernels/passive_forces.hpp)
   } else {
     const Vec3<double> axis = vec3(a.axis);
     const double len = norm(axis);
@@ -476,6 +480,7 @@ void MjcfImporter::emit_bodies() {
     s.mass = b.mass;
     s.com = b.com;
     s.inertia = b.inertia;
+    s.gravcomp = b.gravcomp;
     b.builder_index = builder_.add_body(s);
     for (std::size_t k = 0; k < b.joints.size(); ++k) {
       const JointSpec& j = b.joints[k];
@@ -519,13 +524,17 @@ void MjcfImporter::emit_bodies() {
       if (!is_static && !(g.spec.stiffness > 0)) g.spec.stiffness = import::kStaticStiffness;  // massless tree
       if (g.spec.type == kGeomMesh) g.spec.dataid = assets_.builder_mesh(builder_, g.asset, opt_.name_prefix, where(*g.node));
       if (g.spec.type == kGeomHfield) g.spec.dataid = assets_.builder_hfield(builder_, g.asset, opt_.name_prefix, where(*g.node));
-      builder_.add_geom(bodies_[i].builder_index, g.spec);
+      const int gid = builder_.add_geom(bodies_[i].builder_index, g.spec);
+      geom_body_.resize(static_cast<std::size_t>(gid) + 1, 0);
+      geom_body_[static_cast<std::size_t>(gid)] = bodies_[i].builder_index;
     }
   }
   // Sites, the path points of spatial tendons.
   for (std::size_t i = 0; i < nb; ++i)
     for (const auto& [name, pos] : bodies_[i].sites) {
       const int id = builder_.add_site({prefixed(name), bodies_[i].builder_index, pos});
+      site_body_.resize(static_cast<std::size_t>(id) + 1, 0);
+      site_body_[static_cast<std::size_t>(id)] = bodies_[i].builder_index;
       if (!name.empty()) site_by_name_[prefixed(name)] = id;
     }
   // MuJoCo filters contacts within one weld group (bodies rigidly attached to each other) and,

@@ -4,6 +4,7 @@
 
 #include "kernels/kinematics.hpp"
 #include "kernels/actuator_dynamics.hpp"
+#include "kernels/passive_forces.hpp"
 #include "kernels/spatial_tendon.hpp"
 #include "sap/data.hpp"
 #include "sap/math/spatial.hpp"
@@ -148,12 +149,20 @@ SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cd
   bias_forces<S>(one, m, qvel, cdof, cdof_dot, cinert, cvel, cacc, cfrc, bias_out, qacc);
 }
 
+// Tendon spring force along the tendon, with MuJoCo's dead band [lower, upper] of rest lengths:
+// -k (L - upper) above it, -k (L - lower) below it, 0 inside.
+template <class S>
+SAP_HDI S tendon_spring(const ModelView& m, int t, S L) {
+  const S lo = S(m.tendon_lengthspring[2 * t]), hi = S(m.tendon_lengthspring[2 * t + 1]);
+  return -S(m.tendon_stiffness[t]) * (L > hi ? L - hi : (L < lo ? L - lo : S(0)));
+}
+
 // Joint springs: -stiffness (q - springref) on hinge and slide joints, dofs strided over the
 // team; fixed-tendon springs (a scatter onto their joints' dofs) on lane 0 after a barrier.
-// The caller syncs afterwards.
+// Ball/free joint springs and spatial-tendon springs are stage 1b's (kernels/actuation.hpp,
+// extra_spring_forces). The caller syncs afterwards.
 template <class S, class Team>
-SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, const double* ten_length,
-                          const double* ten_moment, double* spring_out) {
+SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, double* spring_out) {
   for (int i = team.rank(); i < m.nv; i += team.size()) {
     const int j = m.dof_jntid[i];
     const int t = m.jnt_type[j];
@@ -164,21 +173,41 @@ SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, co
   if (m.ntendon == 0) return;
   team.sync();
   if (team.rank() != 0) return;  // one-lane: fixed-tendon springs (scatter over the tendons' joints)
-  // Tendon springs: J_t^T (-k (L - lengthspring)) (kernels/spatial_tendon.hpp: fixed or spatial).
+  // Fixed-tendon springs: J_t^T f, f = tendon_spring(L), L = sum c q.
   for (int t = 0; t < m.ntendon; ++t) {
-    if (m.tendon_stiffness[t] == 0) continue;
-    const S L = tendon_length<S>(m, t, qpos, ten_length);
-    const S f = -S(m.tendon_stiffness[t]) * (L - S(m.tendon_lengthspring[t]));
-    for_each_tendon_dof(m, t, ten_moment,
-                        [&](int dof, double c) { spring_out[dof] = double(S(spring_out[dof]) + S(c) * f); });
+    if (m.tendon_stiffness[t] == 0 || tendon_is_spatial(m, t)) continue;
+    S L = S(0);
+    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
+      L += S(m.wrap_prm[k]) * S(qpos[m.jnt_qposadr[m.wrap_objid[k]]]);
+    const S f = tendon_spring<S>(m, t, L);
+    for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { spring_out[dof] = double(S(spring_out[dof]) + S(c) * f); });
+  }
+}
+
+// The springs spring_forces leaves to stage 1b, added to qfrc: ball and free joints (MuJoCo's
+// spring toward qpos0: -k log(q0^-1 q) on the rotation, -k (p - p0) on a free joint's position;
+// kernels/passive_forces.hpp) and spatial tendons (J_t^T tendon_spring(L)).
+template <class S>
+SAP_HD void extra_spring_forces(const ModelView& m, const double* qpos, const double* ten_length,
+                                const double* ten_moment, double* qfrc) {
+  for (int j = 0; j < m.njnt; ++j) {
+    const int type = m.jnt_type[j];
+    if ((type != kJointBall && type != kJointFree) || m.jnt_stiffness[j] == 0) continue;
+    double f[6];
+    ball_free_spring<S>(type, S(m.jnt_stiffness[j]), qpos + m.jnt_qposadr[j], m.qpos0 + m.jnt_qposadr[j], f);
+    for (int k = 0; k < joint_nv(type); ++k) qfrc[m.jnt_dofadr[j] + k] += f[k];
+  }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (m.tendon_stiffness[t] == 0 || !tendon_is_spatial(m, t)) continue;
+    const S f = tendon_spring<S>(m, t, S(ten_length[t]));
+    for_each_tendon_dof(m, t, ten_moment, [&](int dof, double c) { qfrc[dof] = double(S(qfrc[dof]) + S(c) * f); });
   }
 }
 
 template <class S>
-SAP_HD void spring_forces(const ModelView& m, const double* qpos, const double* ten_length, const double* ten_moment,
-                          double* spring_out) {
+SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring_out) {
   SerialTeam one;
-  spring_forces<S>(one, m, qpos, ten_length, ten_moment, spring_out);
+  spring_forces<S>(one, m, qpos, spring_out);
 }
 
 // Actuator u's activation after a step of h from act with the clamped ctrl c of the step's start.
@@ -196,24 +225,24 @@ SAP_HDI double next_activation_of(const ModelView& m, int u, const double* ctrl,
   return double(next_activation_of<S>(m, u, c, S(act), h));
 }
 
-// The input of actuator u's law (motor force, servo target): ctrl clamped to ctrlrange, or,
-// with activation dynamics, its activation act (the one after the step with actearly).
+// The input of actuator u's law (motor force, servo target, muscle activation) as the free
+// motion and constraint setup read it: ctrl clamped to ctrlrange, or, in a model with
+// activation dynamics, stage 1b's act_input (the activation, the one after the step with
+// actearly; kernels/actuation.hpp).
 template <class S>
-SAP_HDI S actuator_input(const ModelView& m, int u, const double* ctrl, const double* act, double h) {
+SAP_HDI S actuator_law_input(const ModelView& m, int u, const double* ctrl, const double* act_input) {
+  if (m.na > 0) return S(act_input[u]);
   S c = S(ctrl[u]);
   if (m.actuator_ctrllimited[u]) c = clamp_(c, S(m.actuator_ctrlrange[2 * u]), S(m.actuator_ctrlrange[2 * u + 1]));
-  if (m.nuact == 0 || m.actuator_actadr[u] < 0) return c;
-  const S a = S(act[m.actuator_actadr[u]]);
-  return m.actuator_actearly[u] ? next_activation_of<S>(m, u, c, a, h) : a;
+  return c;
 }
 
 // A muscle's generalized force (MuJoCo's muscle, kernels/actuator_dynamics.hpp), added to qfrc:
 // actuator length l = gear q (joint) or gear L (tendon), l' its rate, force = clamp(gain(l, l')
 // act + bias(l), forcerange), qfrc += gear J^T force.
 template <class S>
-SAP_HD void add_muscle_force(const ModelView& m, int u, const double* qpos, const double* qvel, const double* ctrl,
-                             const double* act, const double* ten_length, const double* ten_moment, double h,
-                             double* qfrc) {
+SAP_HD void add_muscle_force(const ModelView& m, int u, const double* qpos, const double* qvel, S input,
+                             const double* ten_length, const double* ten_moment, double* qfrc) {
   const S gear = S(m.actuator_gear[u]);
   const int t = m.actuator_tendonid[u];
   S length, velocity = S(0);
@@ -227,7 +256,7 @@ SAP_HD void add_muscle_force(const ModelView& m, int u, const double* qpos, cons
   }
   const double* prm = m.actuator_muscleprm + 9 * u;
   S f = actuator_gain_bias_force<S>(kGainMuscle, prm, kBiasMuscle, prm, length, velocity, m.actuator_lengthrange + 2 * u,
-                                    S(m.actuator_acc0[u]), actuator_input<S>(m, u, ctrl, act, h));
+                                    S(m.actuator_acc0[u]), input);
   if (m.actuator_forcelimited[u]) f = clamp_(f, S(m.actuator_forcerange[2 * u]), S(m.actuator_forcerange[2 * u + 1]));
   if (t < 0) {
     const int dof = m.actuator_dofadr[u];

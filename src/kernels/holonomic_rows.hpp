@@ -249,7 +249,23 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_holonomic(int w) const {
     friction_loss_params<double>(h, f, p.config.sigma, 1.0 / A[dof * ld + dof], &R, &lo, &hi);
     n = put_holonomic_params(w, n, R, 0.0, lo, hi);
   }
-  // Servos on fixed tendons: the PD row of setup_pd on the tendon length L = J_t q, vc = J_t v;
+  // Dry tendon friction (tendon_frictionloss f > 0, MuJoCo's tendon frictionloss): the same box
+  // row on vc = J_t v (dL/dt), R = sigma w with the tendon's inverse effective mass
+  // w = sum c^2 / A_jj.
+  for (int t = 0; t < m.ntendon && n < cap; ++t) {
+    const double f = m.tendon_frictionloss[t];
+    if (!(f > 0)) continue;
+    double wgt = 0;
+    s.hol_jac_n(w)[n] = 0;
+    for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) {
+      wgt += c * c / A[dof * ld + dof];
+      insert_holonomic_entry(w, n, dof, c);
+    });
+    double R, lo, hi;
+    friction_loss_params<double>(h, f, p.config.sigma, wgt, &R, &lo, &hi);
+    n = put_holonomic_params(w, n, R, 0.0, lo, hi);
+  }
+  // Servos on tendons: the PD row of setup_pd on the tendon length L = J_t q, vc = J_t v;
   // the gain clamp uses the tendon's effective mass 1/w, w = sum c^2 / A_jj.
   for (int u = 0; u < m.nu && n < cap; ++u) {
     const int t = m.actuator_tendonid[u], type = m.actuator_type[u];

@@ -49,7 +49,7 @@ struct IntegrateKernel {
   ModelView m;
   ConstStateView state_in;      // q_n, v_n
   Slab<const double> qvel_new;  // v_{n+1} of the solve
-  ControlView control;          // ctrl: the activations' input
+  Slab<const double> act_next;  // act_{n+1} (stage 1b, kernels/actuation.hpp; models with activations)
   PositionIntegrationMode mode;
   double h;
   const int* status;  // worlds with failure bits keep their state
@@ -70,11 +70,8 @@ struct IntegrateKernel {
     const double* vn = qvel_new(w);
     integrate_positions(m, qi, vi, vn, mode, h, qo);
     for (int i = 0; i < m.nv; ++i) vo[i] = vn[i];
-    // Activations: MuJoCo's integration with the act_dot of the step's start (kernels/actuator_dynamics.hpp).
-    for (int u = 0; u < m.nuact; ++u) {
-      const int a = m.actuator_actadr[u];
-      if (a >= 0) state_out.act(w)[a] = next_activation_of<double>(m, u, control.ctrl(w), state_in.act(w)[a], h);
-    }
+    // Activations: stage 1b's MuJoCo Euler step of act_dot at the step's start.
+    for (int a = 0; a < m.na; ++a) state_out.act(w)[a] = act_next(w)[a];
   }
 };
 

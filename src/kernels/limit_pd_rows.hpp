@@ -93,8 +93,8 @@ template <class Sw>
 inline SAP_HD void ConstraintSetupKernel<Sw>::pd_row_params(int w, int u, double m_eff, double x0, double* pp) const {
   const int type = m.actuator_type[u];
   const double g = world_model.actuator_gear_of(m, w)[u];
-  // ctrl clamped to ctrlrange, or the activation (kernels/dynamics.hpp, actuator_input).
-  const double ctrl = actuator_input<double>(m, u, control.ctrl(w), state_in.act(w), p.h);
+  // ctrl clamped to ctrlrange, or the activation (stage 1b's act_input; kernels/dynamics.hpp).
+  const double ctrl = actuator_law_input<double>(m, u, control.ctrl(w), d.act_input(w));
   double Kp = type == kActVelocity ? 0.0 : g * g * world_model.actuator_kp_of(m, w)[u];
   double Kd = g * g * world_model.actuator_kd_of(m, w)[u];
   pd_near_rigid_clamp<double>(p.h, p.config.pd_near_rigid_threshold, m_eff, &Kp, &Kd);

@@ -416,6 +416,14 @@ SAP_HDI void for_each_tendon_dof(const ModelView& m, int t, const double* ten_mo
   for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) f(m.jnt_dofadr[m.wrap_objid[k]], m.wrap_prm[k]);
 }
 
+// f(dof, coefficient) over a fixed tendon's joints; nothing for a spatial tendon (whose forces
+// stage 1b applies: kernels/actuation.hpp), so the free-motion kernel carries no dense loop.
+template <class F>
+SAP_HDI void for_each_fixed_tendon_dof(const ModelView& m, int t, F&& f) {
+  if (tendon_is_spatial(m, t)) return;
+  for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) f(m.jnt_dofadr[m.wrap_objid[k]], m.wrap_prm[k]);
+}
+
 // Most non-zero moment arms tendon t can have (the rows' capacity).
 SAP_HDI int tendon_max_dofs(const ModelView& m, int t) { return tendon_is_spatial(m, t) ? m.nv : m.tendon_num[t]; }
 

@@ -70,10 +70,10 @@ struct SolverLaunch {
                            const SolveView& s, const StepParams& p, int* status, const int* solve_ok) = 0;
   virtual void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                              const SolveView& s, const StepParams& p, int* status) = 0;
-  // q_{n+1} from q_n, v_n and v_{n+1}, act_{n+1} from act_n and ctrl (stage 4); worlds with
+  // q_{n+1} from q_n, v_n and v_{n+1}, act_{n+1} = stage 1b's act_next (stage 4); worlds with
   // failure bits keep their state.
   virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new,
-                         ControlView control, StateView out, PositionIntegrationMode mode, double h,
+                         Slab<const double> act_next, StateView out, PositionIntegrationMode mode, double h,
                          const int* status) = 0;
 };
 

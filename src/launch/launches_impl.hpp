@@ -79,9 +79,9 @@ class SolverLaunchImpl final : public SolverLaunch {
     split_phase<NewtonFinishKernel>(objective, nworld, m, in, d, s, p, status);
   }
 
-  void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, ControlView control,
+  void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, Slab<const double> act_next,
                  StateView out, PositionIntegrationMode mode, double h, const int* status) override {
-    parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, control, mode, h, status, out});
+    parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, act_next, mode, h, status, out});
   }
 
  private:

@@ -39,7 +39,7 @@ Control::Control(const Model& m, int nworld, Backend b) {
 Data::Data(const Model& model, int nworld, Backend b, const DataLayout& layout) : nworld_(nworld), layout_(layout) {
   const DataSizes s = DataSizes::of(model.view());
   const int nbody = s.nbody, njnt = s.njnt, nv = s.nv, nv_pad = s.nv_pad, ntendata = s.ntendata,
-            nqfrc_extra = s.nqfrc_extra;
+            nqfrc_extra = s.nqfrc_extra, nten_A = s.nten_A, nuact = s.nuact, na = s.na;
   (void)njnt;
 #define SAP_X(name, type, count) name.allocate(b, nworld, static_cast<std::size_t>(count));
   SAP_DATA_ARRAYS(SAP_X)

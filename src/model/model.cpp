@@ -134,6 +134,8 @@ ModelView Model::view() const {
   v.ntendata = ntendata;
   v.na = na;
   v.nqfrc_extra = nqfrc_extra;
+  v.nten_A = nten_A;
+  v.ngravcomp = ngravcomp;
   v.nuact = nuact;
   v.nfluidgeom = nfluidgeom;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
@@ -310,6 +312,15 @@ void Model::validate() const {
     if (at(tendon_stiffness, t) < 0 || at(tendon_damping, t) < 0)
       fail(quoted(tendon_names, t, "tendon") + ": stiffness and damping must be non-negative");
   }
+  for (int t = 0; t < ntendon; ++t) {  // every tendon, fixed or spatial
+    const std::string who = quoted(tendon_names, t, "tendon");
+    if (!(at(tendon_armature, t) >= 0) || !(at(tendon_frictionloss, t) >= 0))
+      fail(who + ": armature and frictionloss must be non-negative");
+    if (!(tendon_lengthspring[2 * static_cast<std::size_t>(t)] <= tendon_lengthspring[2 * static_cast<std::size_t>(t) + 1]))
+      fail(who + ": spring dead band lower bound exceeds upper bound");
+  }
+  for (int b = 0; b < ngravcomp; ++b)
+    if (!std::isfinite(at(body_gravcomp, b))) fail(quoted(body_names, b, "body") + ": gravcomp is not finite");
   for (int e = 0; e < neq; ++e) {
     const int t = ati(eq_type, e), o1 = ati(eq_obj1id, e), o2 = ati(eq_obj2id, e);
     const std::string who = quoted(eq_names, e, "equality");

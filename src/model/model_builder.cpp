@@ -40,6 +40,34 @@ std::vector<double> tendon_lengths(const Model& model, const std::vector<double>
   }
   return L;
 }
+
+// MuJoCo's mass matrix at qpos0 (qM, what its compiler's dof_invweight0 and actuator_acc0 use):
+// M with the dofs' armature plus every tendon's armature a J_t^T J_t.
+Eigen::MatrixXd mass_matrix_qpos0(const Model& model) {
+  DynamicsEvaluator ev(model);
+  ev.compute(model.qpos0.data());
+  Eigen::MatrixXd M = ev.mass_matrix();
+  const ModelView m = model.view();
+  bool any = false;
+  for (int t = 0; t < m.ntendon; ++t) any |= m.tendon_armature[t] != 0;
+  if (!any) return M;
+  const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
+  std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
+      cinert(10 * nb), cdof(6 * static_cast<std::size_t>(m.nv)), ten_length(static_cast<std::size_t>(m.ntendata)),
+      ten_moment(static_cast<std::size_t>(m.ntendata) * static_cast<std::size_t>(m.nv));
+  forward_kinematics<double>(m, model.qpos0.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
+                             xaxis.data());
+  com_quantities<double>(m, xpos.data(), xmat.data(), xipos.data(), xanchor.data(), xaxis.data(), cinert.data(), cdof.data());
+  SerialTeam one;
+  tendon_kinematics<double>(one, m, xpos.data(), xmat.data(), cdof.data(), ten_length.data(), ten_moment.data());
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (m.tendon_armature[t] == 0) continue;
+    Eigen::VectorXd J = Eigen::VectorXd::Zero(m.nv);
+    for_each_tendon_dof(m, t, ten_moment.data(), [&](int dof, double c) { J[dof] += c; });
+    M += m.tendon_armature[t] * J * J.transpose();
+  }
+  return M;
+}
 }  // namespace
 
 GeomMass geom_mass_properties(int type, const Vec3d& s, double rho) {
@@ -363,9 +391,7 @@ void ModelBuilder::finalize_springdampers(Model& m, const std::vector<int>& join
   bool any = false;
   for (const JointEntry& je : joints_) any |= je.spec.springdamper[0] > 0;
   if (!any) return;
-  DynamicsEvaluator ev(m);
-  ev.compute(m.qpos0.data());
-  const Eigen::Matrix<double, -1, -1, Eigen::RowMajor> Minv = ev.mass_matrix().inverse();
+  const Eigen::Matrix<double, -1, -1, Eigen::RowMajor> Minv = mass_matrix_qpos0(m).inverse();
   std::vector<double> invweight(static_cast<std::size_t>(m.nv));
   dof_invweight0(m, Minv.data(), invweight.data());
   for (std::size_t jb = 0; jb < joints_.size(); ++jb) {
@@ -403,7 +429,29 @@ void ModelBuilder::finalize_tendon_lengths(Model& m) const {
       q_spring[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(j)])] = m.jnt_springref[static_cast<std::size_t>(j)];
   const std::vector<double> Ls = tendon_lengths(m, q_spring);
   for (std::size_t t = 0; t < tendons_.size(); ++t)
-    if (tendons_[t].lengthspring_at_springref) m.tendon_lengthspring[t] = Ls[t];
+    if (tendons_[t].lengthspring_at_springref) m.tendon_lengthspring[2 * t] = m.tendon_lengthspring[2 * t + 1] = Ls[t];
+}
+
+// The sizes that launch stage 1b (kernels/actuation.hpp) and its per-world arrays, 0 for a
+// model without its features, so that such a model's kernels and memory stay as they were.
+void ModelBuilder::finalize_stage1b_sizes(Model& m) const {
+  bool explicit_forces = m.nfluidbody > 0 || m.ngravcomp > 0, tendon_A = false;
+  for (int u = 0; u < m.nu; ++u) {
+    const int t = m.actuator_tendonid[static_cast<std::size_t>(u)], type = m.actuator_type[static_cast<std::size_t>(u)];
+    explicit_forces |= type == kActMuscle || (type == kActMotor && t >= 0 && tendon_is_spatial(m.view(), t));
+  }
+  for (int j = 0; j < m.njnt; ++j) {
+    const int type = m.jnt_type[static_cast<std::size_t>(j)];
+    explicit_forces |= (type == kJointBall || type == kJointFree) && m.jnt_stiffness[static_cast<std::size_t>(j)] != 0;
+  }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (!tendon_is_spatial(m.view(), t)) continue;
+    const std::size_t ut = static_cast<std::size_t>(t);
+    explicit_forces |= m.tendon_stiffness[ut] != 0 || m.tendon_damping[ut] != 0;
+    tendon_A |= m.tendon_damping[ut] != 0 || m.tendon_armature[ut] != 0;
+  }
+  m.nqfrc_extra = explicit_forces ? m.nv : 0;
+  m.nten_A = tendon_A ? m.nv_pad * m.nv_pad : 0;
 }
 
 // acc0 of every actuator with dynamics (MuJoCo's set0): |M(qpos0)^-1 moment(qpos0)|, the
@@ -411,9 +459,7 @@ void ModelBuilder::finalize_tendon_lengths(Model& m) const {
 // force < 0 has the peak force scale / acc0.
 void ModelBuilder::finalize_acc0(Model& model) const {
   if (model.nuact == 0) return;
-  DynamicsEvaluator ev(model);
-  ev.compute(model.qpos0.data());
-  const Eigen::LDLT<Eigen::MatrixXd> M(ev.mass_matrix());
+  const Eigen::LDLT<Eigen::MatrixXd> M(mass_matrix_qpos0(model));
   const ModelView m = model.view();
   const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
   std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
@@ -517,6 +563,7 @@ Model ModelBuilder::finalize() const {
     append(m.body_ipos, {com[0], com[1], com[2]});
     m.body_inertia.insert(m.body_inertia.end(), inertia.begin(), inertia.end());
     m.body_mass.push_back(b == 0 ? 0.0 : mass);
+    if (bs.gravcomp != 0) m.ngravcomp = 1;  // sized below
   }
   // dof_parentid: previous dof in the same body, else the last dof of the nearest ancestor with dofs.
   for (int i = 0; i < m.nv; ++i) {
@@ -641,8 +688,10 @@ Model ModelBuilder::finalize() const {
     m.tendon_limited.push_back(t.limited ? 1 : 0);
     append(m.tendon_range, {t.range[0], t.range[1]});
     m.tendon_stiffness.push_back(t.stiffness);
-    m.tendon_lengthspring.push_back(t.lengthspring);
+    append(m.tendon_lengthspring, {t.lengthspring, t.has_deadband ? t.lengthspring_upper : t.lengthspring});
     m.tendon_damping.push_back(t.damping);
+    m.tendon_armature.push_back(t.armature);
+    m.tendon_frictionloss.push_back(t.frictionloss);
     for (const WrapSpec& e : t.path) {
       m.wrap_type.push_back(e.type);
       m.wrap_objid.push_back(e.obj);
@@ -792,15 +841,17 @@ Model ModelBuilder::finalize() const {
   }
   m.nu = static_cast<int>(actuators_.size());
   finalize_fluid(m);
-  bool has_muscle = false;
-  for (const ActuatorSpec& a : actuators_) has_muscle |= a.type == kActMuscle;
-  m.nqfrc_extra = m.nfluidbody > 0 || has_muscle ? m.nv : 0;
+  if (m.ngravcomp > 0) {
+    m.ngravcomp = m.nbody;
+    for (const BodySpec& bs : bodies_) m.body_gravcomp.push_back(bs.gravcomp);
+  }
   m.compute_levels();
 
   m.validate();
   finalize_springdampers(m, joint_final);
   finalize_tendon_lengths(m);
   finalize_acc0(m);
+  finalize_stage1b_sizes(m);
   return m;
 }
 

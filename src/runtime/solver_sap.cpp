@@ -86,6 +86,7 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
     }
   }
   for (int i = 0; i < m.nv; ++i) s.nhol += m.dof_frictionloss[static_cast<std::size_t>(i)] > 0;  // dry friction
+  for (int t = 0; t < m.ntendon; ++t) s.nhol += m.tendon_frictionloss[static_cast<std::size_t>(t)] > 0;
   for (int u = 0; u < m.nu; ++u)  // servos on tendons
     s.nhol += actuator_is_servo(m.actuator_type[static_cast<std::size_t>(u)]) &&
               m.actuator_tendonid[static_cast<std::size_t>(u)] >= 0;
@@ -357,7 +358,7 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   const double h = dt;
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
   launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d, status_.data());
-  if (m.ntendata > 0 || m.nqfrc_extra > 0)  // spatial tendons, fluids, muscles (stage 1b)
+  if (m.ntendata > 0 || m.na > 0 || m.nqfrc_extra > 0 || m.nten_A > 0)  // stage 1b (kernels/actuation.hpp)
     launch_->actuation(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, h,
                        status_.data());
   const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
@@ -387,7 +388,8 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   }
   Slab<const double> v_new{sv.v.ptr, sv.v.stride};
   mark(kAfterSolve);
-  launch_->integrate(nworld_, m, in.view(), v_new, control.view(), out.view(), config_.position_integration, h,
+  launch_->integrate(nworld_, m, in.view(), v_new, Slab<const double>{d.act_next.ptr, d.act_next.stride}, out.view(),
+                     config_.position_integration, h,
                      status_.data());
   mark(kAfterIntegrate);
   timed_ = timing_;

@@ -197,7 +197,13 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
     }
     EXPECT_DOUBLE_EQ(m.tendon_stiffness[ts], mm->tendon_stiffness[t]);
     EXPECT_DOUBLE_EQ(m.tendon_damping[ts], mm->tendon_damping[t]);
-    EXPECT_NEAR(m.tendon_lengthspring[ts], mm->tendon_lengthspring[t], 1e-14);
+#if mjVERSION_HEADER >= 300  // rest lengths [lower, upper] (a dead band), as ours
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts], mm->tendon_lengthspring[2 * t], 1e-14);
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts + 1], mm->tendon_lengthspring[2 * t + 1], 1e-14);
+#else  // one rest length per tendon before MuJoCo 3
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts], mm->tendon_lengthspring[t], 1e-14);
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts + 1], mm->tendon_lengthspring[t], 1e-14);
+#endif
   }
   for (int k = 0; k < m.nwrap; ++k) {
     ASSERT_EQ(mm->wrap_type[k], mjWRAP_JOINT);

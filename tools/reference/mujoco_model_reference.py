@@ -16,6 +16,9 @@ test_fluid_forces.cpp, test_passive_forces.cpp):
                       activation (one mj_step's act) at random (q, v, act, ctrl): dyntype filter,
                       filterexact, integrator, muscle; actlimited/actrange, actearly;
                       MuJoCo's muscle gain and bias (lengthrange, acc0 stored)
+  passive_step        one mj_step (implicitfast) from random (q, v, ctrl) of a contact-free
+                      model with every passive force and force range our importer supports:
+                      qvel, qpos after it (and qfrc_passive / qfrc_actuator of its start)
   passive_forces      qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_actuator at random
                       (q, v, ctrl): joint springdamper (compiled stiffness/damping and the
                       dof_invweight0 they come from), springref, ball and free joint springs,
@@ -261,6 +264,25 @@ def fluid_forces(m, d, rng, samples):
     return out
 
 
+def passive_step(m, d, rng, samples):
+    """One mj_step (implicitfast) from random (q, v, ctrl): qvel and qpos after it, and the
+    forces of its start."""
+    out = []
+    for _ in range(samples):
+        mujoco.mj_resetData(m, d)
+        d.qpos[:] = random_qpos(m, rng, spread=0.6)
+        d.qvel[:] = rng.standard_normal(m.nv)
+        d.ctrl[:] = random_ctrl(m, rng) * 3  # beyond the force ranges
+        q, v, c = floats(d.qpos), floats(d.qvel), floats(d.ctrl)
+        mujoco.mj_forward(m, d)
+        forces = {"qfrc_passive": floats(d.qfrc_passive), "qfrc_actuator": floats(d.qfrc_actuator),
+                  "qfrc_gravcomp": floats(d.qfrc_gravcomp), "ten_length": floats(d.ten_length)}
+        mujoco.mj_step(m, d)
+        out.append({"qpos": q, "qvel": v, "ctrl": c, **forces,
+                    "qpos_next": floats(d.qpos), "qvel_next": floats(d.qvel)})
+    return out
+
+
 def muscle_arm(m, d, rng, samples):
     """One trajectory from rest at qpos0: every 10th step's time, qpos, qvel, act over 1 s."""
     del rng, samples
@@ -320,6 +342,7 @@ FIXTURES = {
     "actuator_dynamics": (actuator_dynamics, 30, 303, actuator_constants),
     "passive_forces": (passive_forces, 12, 304, actuator_constants),
     "fluid_forces": (fluid_forces, 20, 305, None),
+    "passive_step": (passive_step, 8, 308, actuator_constants),
     "muscle_arm": (muscle_arm, 0, 306, actuator_constants),
     "swimmer_gait": (swimmer_gait, 0, 307, None),
 }
