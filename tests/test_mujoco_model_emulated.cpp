@@ -1,6 +1,7 @@
 // The MuJoCo-model features of issue 30 on emulated GPU teams (CPU backend, SimulatorOptions::
 // emulated_lanes): a model with spatial tendons (wraps, pulleys, limits), activation dynamics and
-// muscles, fluid forces and a tendon equality, stepped 60 steps on 1 lane and on 3 and 32 lanes
+// muscles, fluid forces, a tendon equality, gravity compensation, a spring dead band, tendon
+// armature and dry friction, stepped 60 steps on 1 lane and on 3 and 32 lanes
 // (a partial warp and a full one): every stage's lanes (the spatial tendons strided over them,
 // the one-lane scatters) give the one-lane trajectory (qpos, qvel, act) to the stages' rounding.
 #include <gtest/gtest.h>
@@ -31,21 +32,21 @@ const char* kModel = R"(<mujoco>
         <site name="l1" pos="0.03 0 -0.1"/>
       </body>
     </body>
-    <body name="box" pos="0.5 0 0.3">
+    <body name="box" pos="0.5 0 0.3" gravcomp="0.5">
       <freejoint/>
       <geom type="box" size="0.05 0.05 0.05"/>
       <site name="b1" pos="0 0 0.05"/>
     </body>
   </worldbody>
   <tendon>
-    <spatial name="flexor" limited="true" range="0.05 0.6" stiffness="5" damping="0.5">
+    <spatial name="flexor" limited="true" range="0.05 0.6" stiffness="5" springlength="0.35 0.45" damping="0.5">
       <site site="anchor"/><geom geom="pulley_ball"/><site site="u1"/><site site="u2"/>
       <geom geom="elbow_cyl" sidesite="side"/><site site="l1"/>
     </spatial>
     <spatial name="leash" limited="true" range="0 0.9">
       <site site="u2"/><pulley divisor="2"/><site site="u2"/><site site="b1"/>
     </spatial>
-    <fixed name="sum"><joint joint="shoulder" coef="1"/><joint joint="elbow" coef="0.5"/></fixed>
+    <fixed name="sum" armature="0.01" frictionloss="0.02"><joint joint="shoulder" coef="1"/><joint joint="elbow" coef="0.5"/></fixed>
   </tendon>
   <equality><tendon tendon1="sum" polycoef="0.1 0 0 0 0" solref="0.05 1"/></equality>
   <actuator>
@@ -80,6 +81,7 @@ TEST(MujocoModelEmulated, TeamsFollowOneLane) {
   ASSERT_EQ(scene.model.ntendata, 3);
   ASSERT_EQ(scene.model.na, 3);
   ASSERT_GT(scene.model.nfluidbody, 0);
+  ASSERT_GT(scene.model.ngravcomp, 0);
   scene.dt = scene.model.timestep;
   scene.max_rigid_contact = 16;
   scene.qpos0.assign(scene.model.qpos0.begin(), scene.model.qpos0.end());
