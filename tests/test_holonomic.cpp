@@ -319,7 +319,9 @@ double objective(Runner& run, const Eigen::VectorXd& v, Eigen::VectorXd* grad, E
   k.m = storage.view();
   k.state_in = static_cast<const State&>(run.a).view();
   k.d = run.solver.data().view();
-  k.s = run.solver.solve_data().view();
+  const SolveView sv = run.solver.solve_data().view();
+  k.rows = sv.rows();
+  k.s = sv.newton();
   k.p.h = 1e-3;
   k.status = nullptr;
   // The Newton system and row buffers in the team's memory, as the fused solve keeps them.

@@ -30,7 +30,8 @@ struct ObjectiveProbe {
     k.m = storage.view();
     k.state_in = state.view();
     k.d = d.view();
-    k.s = s;
+    k.rows = s.rows();
+    k.s = s.newton();
     k.p.h = h;
     k.status = nullptr;
     // The Newton system and row buffers in the team's memory, as the fused solve keeps them.

@@ -32,7 +32,8 @@ struct RowSums {
 // 01, 02, 11, 12, 22]), a merged Jacobian of con_jac_n entries with decreasing dofs.
 template <class So>
 struct ContactRows {
-  const SolveView& s;
+  const ConstSolveRowsView& s;  // in: stage 2's rows
+  double* gamma_out;            // out: world w's impulses, written when `store`
   const StepParams& p;
   int w;
   int n;  // contacts in the solve
@@ -88,7 +89,7 @@ struct ContactRows {
       sum.dvc_G_dvc += dx[0] * g0 + dx[1] * g1 + dx[2] * g2;
     }
     if (store) {
-      for (int k = 0; k < 3; ++k) s.gamma(w)[3 * c + k] = double(gamma[k]);
+      for (int k = 0; k < 3; ++k) gamma_out[3 * c + k] = double(gamma[k]);
       for (int k = 0; k < 6; ++k) G_rows[6 * c + k] = double(G[k]);
     }
   }
@@ -162,7 +163,7 @@ struct ContactRows {
 // evaluate_scalar_row: the part of evaluate common to every one-row kind; row_cost(x, &gamma,
 // &G) returns the row's cost at vc = x.
 template <class So, class RowCost>
-SAP_HDI void evaluate_scalar_row(const SolveView& s, int w, int row, int g, So alpha, bool store, bool want_hessian,
+SAP_HDI void evaluate_scalar_row(double* gamma_out, int row, int g, So alpha, bool store, bool want_hessian,
                                  const double* vc, const double* dvc, double* G_rows, RowSums<So>& sum,
                                  RowCost&& row_cost) {
   const So dx = alpha != So(0) || want_hessian ? So(dvc[row]) : So(0);  // as contact rows: dvc may be stale
@@ -172,7 +173,7 @@ SAP_HDI void evaluate_scalar_row(const SolveView& s, int w, int row, int g, So a
   sum.dvc_gamma += dx * gamma;
   sum.dvc_G_dvc += dx * G * dx;
   if (store) {
-    s.gamma(w)[row] = double(gamma);
+    gamma_out[row] = double(gamma);
     G_rows[g] = double(G);
   }
 }
@@ -180,7 +181,8 @@ SAP_HDI void evaluate_scalar_row(const SolveView& s, int w, int row, int g, So a
 // Joint-limit row r: vc = sign v_dof (sign +1 lower, -1 upper), G at limit_G(r).
 template <class So>
 struct LimitRows {
-  const SolveView& s;
+  const ConstSolveRowsView& s;  // in: stage 2's rows
+  double* gamma_out;            // out: world w's impulses, written when `store`
   int w;
   int n;
 
@@ -195,7 +197,7 @@ struct LimitRows {
   SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {
     const double* lp = s.lim_param(w) + kNumLimitParams * r;
-    evaluate_scalar_row(s, w, s.size.limit_row(r), s.size.limit_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
+    evaluate_scalar_row(gamma_out, s.size.limit_row(r), s.size.limit_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
                         [&](So x, So* gamma, So* G) { return limit_row<So>(So(lp[kLimR]), So(lp[kLimVhat]), x, gamma, G); });
   }
   SAP_HDI void scatter_transpose(int r, const double* gamma, double* jtg) const {
@@ -218,7 +220,8 @@ struct LimitRows {
 // PD row r (position, velocity and pd actuators on a dof): vc = v_dof, G at pd_G(r).
 template <class So>
 struct PdRows {
-  const SolveView& s;
+  const ConstSolveRowsView& s;  // in: stage 2's rows
+  double* gamma_out;            // out: world w's impulses, written when `store`
   const StepParams& p;
   int w;
   int n;
@@ -235,7 +238,7 @@ struct PdRows {
     const double* pp = s.pd_param(w) + kNumPdParams * r;
     const PdParams<So> pd{So(pp[kPdKp]),      So(pp[kPdKd]),          So(pp[kPdQ0]),       So(pp[kPdQTarget]),
                           So(pp[kPdVTarget]), So(pp[kPdFeedForward]), So(pp[kPdEffortLo]), So(pp[kPdEffortHi])};
-    evaluate_scalar_row(s, w, s.size.pd_row(r), s.size.pd_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
+    evaluate_scalar_row(gamma_out, s.size.pd_row(r), s.size.pd_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
                         [&](So x, So* gamma, So* G) { return pd_row<So>(pd, So(p.h), x, gamma, G); });
   }
   SAP_HDI void scatter_transpose(int r, const double* gamma, double* jtg) const {
@@ -259,7 +262,8 @@ struct PdRows {
 // box-bounded row) or kHolKindPd (the PD row on vc = J_t v).
 template <class So>
 struct HolonomicRows {
-  const SolveView& s;
+  const ConstSolveRowsView& s;  // in: stage 2's rows
+  double* gamma_out;            // out: world w's impulses, written when `store`
   const StepParams& p;
   int w;
   int n;
@@ -281,7 +285,7 @@ struct HolonomicRows {
   SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {
     const double* hp = s.hol_param(w) + kNumHolonomicParams * r;
-    evaluate_scalar_row(s, w, s.size.hol_row(r), s.size.hol_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
+    evaluate_scalar_row(gamma_out, s.size.hol_row(r), s.size.hol_G(r), alpha, store, want_hessian, vc, dvc, G_rows, sum,
                         [&](So x, So* gamma, So* G) {
                           if (hp[kHolKind] == kHolKindPd) {  // servo on a tendon: the PD row on vc = J_t v
                             const double* pp = hp + kHolPd;
@@ -334,23 +338,24 @@ struct HolonomicRows {
 // The rows of world w in the solve: the four kinds, their counts read once.
 template <class So>
 struct ConstraintBundle {
-  const SolveView& s;
+  const ConstSolveRowsView& s;  // in: stage 2's rows
+  double* gamma_out;            // out: world w's impulses, written when `store`
   const StepParams& p;
   int w;
   int ncon, nlim, npd, nhol;
 
-  SAP_HDI static ConstraintBundle of(const SolveView& s, const StepParams& p, int w) {
-    return {s, p, w, s.con_count(w)[0], s.lim_count(w)[0], s.size.npd, s.hol_count(w)[0]};
+  SAP_HDI static ConstraintBundle of(const ConstSolveRowsView& s, double* gamma_out, const StepParams& p, int w) {
+    return {s, gamma_out, p, w, s.con_count(w)[0], s.lim_count(w)[0], s.size.npd, s.hol_count(w)[0]};
   }
   SAP_HDI int rows_used() const { return ncon + nlim + npd + nhol; }
 
   // v(kind) for every kind, in the solve's order.
   template <class Visitor>
   SAP_HDI void visit(Visitor&& v) const {
-    v(ContactRows<So>{s, p, w, ncon});
-    v(LimitRows<So>{s, w, nlim});
-    v(PdRows<So>{s, p, w, npd});
-    v(HolonomicRows<So>{s, p, w, nhol});
+    v(ContactRows<So>{s, gamma_out, p, w, ncon});
+    v(LimitRows<So>{s, gamma_out, w, nlim});
+    v(PdRows<So>{s, gamma_out, p, w, npd});
+    v(HolonomicRows<So>{s, gamma_out, p, w, nhol});
   }
 };
 

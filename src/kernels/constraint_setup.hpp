@@ -40,7 +40,8 @@ struct ConstraintSetupKernel {
   StepParams p;
   ConstDataView d;  // poses, cdof, A and v_star of stage 1
   // out
-  SolveView s;  // the constraint rows: con_*, lim_*, pd_*, stats[kStatTruncatedContacts]
+  SolveRowsView s;    // the constraint rows: con_*, lim_*, pd_*, hol_*
+  Slab<int> stats;    // stats[kStatTruncatedContacts]
   int* status;  // |= kStatusNonFinite for non-finite contact data
   // Per-world masses, inertias and actuator gains (PerWorldModelKernel sets it; ReadsWorldModel):
   // read through world_model.*_of(m, w) where used, never as m.body_mass etc.
@@ -54,7 +55,7 @@ struct ConstraintSetupKernel {
     const int ncon = contacts.capacity > 0 ? min_(contacts.count[w], s.size.ncmax) : 0;
     if (team.rank() == 0) {  // one-lane: counters (two stores)
       s.con_count(w)[0] = ncon;
-      s.stats(w)[kStatTruncatedContacts] = contacts.capacity > 0 ? contacts.dropped[w] : 0;
+      stats(w)[kStatTruncatedContacts] = contacts.capacity > 0 ? contacts.dropped[w] : 0;
     }
     int bad = 0;
     for (int c = team.rank(); c < ncon; c += team.size()) bad += setup_contact(w, c) ? 0 : 1;

@@ -120,10 +120,20 @@ struct FreeMotionKernel {
     team.sync();
     for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     team.sync();
-    for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
-      const int i = idx / ld, j = idx % ld;
-      A[idx] = (i == j && i < nv) ? T(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
-      if (m.nten_A > 0) A[idx] = T(S(A[idx]) + S(d.ten_A(w)[idx]));
+    if (team.size() == 1) {  // one lane (the CPU): row by row, no index division; the same values
+      for (int i = 0; i < ld; ++i) {
+        if (A != M)
+          for (int j = 0; j < ld; ++j) A[i * ld + j] = M[i * ld + j];
+        if (i < nv) A[i * ld + i] = T(S(M[i * ld + i]) + S(h) * S(m.dof_damping[i]));
+        if (m.nten_A > 0)
+          for (int j = 0; j < ld; ++j) A[i * ld + j] = T(S(A[i * ld + j]) + S(d.ten_A(w)[i * ld + j]));
+      }
+    } else {  // entries strided over the lanes (coalesced)
+      for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
+        const int i = idx / ld, j = idx % ld;
+        A[idx] = (i == j && i < nv) ? T(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
+        if (m.nten_A > 0) A[idx] = T(S(A[idx]) + S(d.ten_A(w)[idx]));
+      }
     }
     team.sync();
     if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: fixed-tendon armature and damping in A (a scatter)

@@ -64,10 +64,10 @@ struct SapSolveKernel {
   ModelView m;
   ConstStateView state_in;  // qvel: the warm start v_n
   StepParams p;
-  // in/out
-  ConstDataView d;  // A, v_star of stage 1
-  // in/out
-  SolveView s;  // in: the constraint rows of stage 2; out: v, gamma, G, stats, cost, cost_trace
+  ConstDataView d;          // A, v_star of stage 1
+  ConstSolveRowsView rows;  // the constraint rows of stage 2
+  // out
+  NewtonView s;  // v, gamma, G, vc, dvc, stats, cost, cost_trace and the Newton scratch
   int* status;  // in: failure bits of earlier stages; out: |= this stage's WorldStatusBits
   // scratch: the factor of H and its envelope (Data's chol, chol_first), unless on chip
   Slab<double> chol;
@@ -113,7 +113,7 @@ struct SapSolveKernel {
   // vc = J x for every row (x = v or dv), into out (nrow): rows strided over the lanes, kind by kind.
   template <class Team>
   SAP_HD void jacobian_product(int w, Team& team, const double* x, double* out) const {
-    ConstraintBundle<So>::of(s, p, w).visit([&](const auto& kind) {
+    ConstraintBundle<So>::of(rows, s.gamma(w), p, w).visit([&](const auto& kind) {
       const int n = kind.count();
       for (int r = team.rank(); r < n; r += team.size()) kind.multiply(r, x, out);
     });
@@ -128,7 +128,7 @@ struct SapSolveKernel {
     const double* dvc = rows_dvc(w, team);
     double* G_rows = rows_G(w, team);
     RowSums<So> sum{So(0), So(0), So(0)};
-    ConstraintBundle<So>::of(s, p, w).visit([&](const auto& kind) {
+    ConstraintBundle<So>::of(rows, s.gamma(w), p, w).visit([&](const auto& kind) {
       const int n = kind.count();
       for (int r = team.rank(); r < n; r += team.size())
         kind.evaluate(r, alpha, store, want_hessian, vc, dvc, G_rows, sum);
@@ -144,15 +144,15 @@ struct SapSolveKernel {
   template <class Team>
   SAP_HD void mul_A(int w, Team& team, const double* x, double* out) const {
     const int nv = m.nv, ld = m.nv_pad;
-    auto rows = [&](const auto* A) {  // A's storage type outside the loops (fp32: DataLayout::A_fp32)
+    auto rows_of = [&](const auto* A) {  // A's storage type outside the loops (fp32: DataLayout::A_fp32)
       for (int i = team.rank(); i < nv; i += team.size()) {
         So acc = So(0);
         for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
         out[i] = double(acc);
       }
     };
-    if (d.A_f32) rows(d.A32(w));
-    else rows(d.A(w));
+    if (d.A_f32) rows_of(d.A32(w));
+    else rows_of(d.A(w));
     team.sync();
   }
 
@@ -165,10 +165,10 @@ struct SapSolveKernel {
   SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
     double* jtg = s.jtg(w);
     const double* gamma = s.gamma(w);
-    const ConstraintBundle<So> rows = ConstraintBundle<So>::of(s, p, w);
+    const ConstraintBundle<So> bundle = ConstraintBundle<So>::of(rows, s.gamma(w), p, w);
     if (team.size() == 1) {
       for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
-      rows.visit([&](const auto& kind) {
+      bundle.visit([&](const auto& kind) {
         const int n = kind.count();
         for (int r = 0; r < n; ++r) kind.scatter_transpose(r, gamma, jtg);
       });
@@ -176,7 +176,7 @@ struct SapSolveKernel {
     }
     for (int i = team.rank(); i < m.nv; i += team.size()) {
       double acc = 0;
-      rows.visit([&](const auto& kind) {
+      bundle.visit([&](const auto& kind) {
         const int n = kind.count();
         for (int r = 0; r < n; ++r) kind.gather_transpose(i, r, gamma, acc);
       });
@@ -199,7 +199,7 @@ struct SapSolveKernel {
     const int nv = m.nv, ld = m.nv_pad;
     double* H = hessian(w, team);
     const double* G_rows = rows_G(w, team);
-    const ConstraintBundle<So> rows = ConstraintBundle<So>::of(s, p, w);
+    const ConstraintBundle<So> bundle = ConstraintBundle<So>::of(rows, s.gamma(w), p, w);
     // H's lower triangle from A, rows i0, i0 + stride, ...
     auto copy_A = [&](int i0, int stride) {
       d.with_A(w, [&](const auto* A) {
@@ -211,7 +211,7 @@ struct SapSolveKernel {
       copy_A(0, 1);
       // An fp64 copy of one contact's fp32 Jacobian (one conversion per entry), when on chip.
       auto jac_copy = [&]() -> double* { return system_on_chip ? on_chip(team, on_chip_layout().jac) : nullptr; };
-      rows.visit([&](const auto& kind) {
+      bundle.visit([&](const auto& kind) {
         const int n = kind.count();
         for (int r = 0; r < n; ++r) kind.add_hessian(r, H, ld, G_rows, jac_copy);
       });
@@ -219,7 +219,7 @@ struct SapSolveKernel {
     }
     copy_A(team.rank(), team.size());
     for (int i = team.rank(); i < nv; i += team.size())
-      rows.visit([&](const auto& kind) {
+      bundle.visit([&](const auto& kind) {
         const int n = kind.count();
         for (int r = 0; r < n; ++r) kind.add_hessian_row(i, r, H, ld, G_rows);
       });
@@ -315,7 +315,7 @@ struct SapSolveKernel {
       team.sync();
       return;
     }
-    const int nrow_used = ConstraintBundle<So>::of(s, p, w).rows_used();
+    const int nrow_used = ConstraintBundle<So>::of(rows, s.gamma(w), p, w).rows_used();
     if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
       if (team.rank() == 0) s.cost(w)[kCostResidualRatio] = s.cost(w)[kCostOptimality] = 0;  // one-lane: stores
@@ -339,14 +339,14 @@ struct SapSolveKernel {
     double* u = s.dp(w);  // v - v*, reused as A dv after the direction is known
     // Cost, impulses and Hessians at v.
     jacobian_product(w, team, v, rows_vc(w, team));
-    const RowSums<So> rows = evaluate_rows(w, team, So(0), true, false);
+    const RowSums<So> sums = evaluate_rows(w, team, So(0), true, false);
     for (int i = team.rank(); i < nv; i += team.size()) u[i] = v[i] - v_star[i];
     team.sync();
     // A (v - v*): a product at the first iterate; after that tail() has advanced it with the
     // step, A (v + alpha dv - v*) = A (v - v*) + alpha (A dv), from the A dv it already formed.
     if (it.k == 0) mul_A(w, team, u, s.Au(w));
-    it.cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + rows.cost;
-    it.rows_cost = rows.cost;
+    it.cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + sums.cost;
+    it.rows_cost = sums.cost;
     jacobian_transpose_gamma(w, team);
     for (int i = team.rank(); i < nv; i += team.size()) s.grad(w)[i] = double(So(s.Au(w)[i]) - So(s.jtg(w)[i]));
     team.sync();

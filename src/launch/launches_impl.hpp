@@ -41,8 +41,8 @@ class SolverLaunchImpl final : public SolverLaunch {
                         const ConstDataView& d, const ConstContactsView& contacts, const SolveView& s,
                         const StepParams& p, int* status) override {
     if (weights == Precision::F32)
-      run_teams(nworld, ConstraintSetupKernel<float>{m, in, control, contacts, p, d, s, status});
-    else run_teams(nworld, ConstraintSetupKernel<double>{m, in, control, contacts, p, d, s, status});
+      run_teams(nworld, ConstraintSetupKernel<float>{m, in, control, contacts, p, d, s.rows(), s.stats, status});
+    else run_teams(nworld, ConstraintSetupKernel<double>{m, in, control, contacts, p, d, s.rows(), s.stats, status});
   }
 
   void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
@@ -52,8 +52,8 @@ class SolverLaunchImpl final : public SolverLaunch {
     const std::size_t bytes =
         on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32, rows, s.size.nrow(), s.size.nG(), s.size.njac)) : 0;
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float>{m, in, p, d, s, status, d.chol, d.chol_first, on_chip, rows});
-    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double>{m, in, p, d, s, status, d.chol, d.chol_first, on_chip, rows});
+      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
+    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
   }
 
   void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
@@ -71,8 +71,8 @@ class SolverLaunchImpl final : public SolverLaunch {
   void newton_tail(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                    const SolveView& s, const StepParams& p, int* status, const int* solve_ok) override {
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float>{{m, in, p, d, s, status, d.chol, d.chol_first}, solve_ok});
-    else for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, p, d, s, status, d.chol, d.chol_first}, solve_ok});
+      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}, solve_ok});
+    else for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}, solve_ok});
   }
   void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                      const SolveView& s, const StepParams& p, int* status) override {
@@ -100,8 +100,8 @@ class SolverLaunchImpl final : public SolverLaunch {
   template <template <class> class Phase>
   void split_phase(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                    const SolveView& s, const StepParams& p, int* status) {
-    if (objective == Precision::F32) for_each_world_team(exec_, nworld, 0, Phase<float>{{m, in, p, d, s, status, d.chol, d.chol_first}});
-    else for_each_world_team(exec_, nworld, 0, Phase<double>{{m, in, p, d, s, status, d.chol, d.chol_first}});
+    if (objective == Precision::F32) for_each_world_team(exec_, nworld, 0, Phase<float>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}});
+    else for_each_world_team(exec_, nworld, 0, Phase<double>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}});
   }
 
   Exec exec_;

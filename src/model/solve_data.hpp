@@ -108,56 +108,80 @@ struct SolveSizes {
   SAP_HDI int hol_G(int r) const { return 6 * ncmax + nlim + npd + r; }
 };
 
-// One row per buffer: X(name, type, count per world) and what it holds.
+// One row per buffer: X(name, type, count per world) and what it holds, in two lists by who
+// writes them. The rows of stage 2 (constraint setup writes them; the Newton solve reads them
+// only: ConstSolveRowsView) ...
 // clang-format off
-#define SAP_SOLVE_ARRAYS(X)                                                                        \
-  X(con_count, int, 1)                      /* contacts in the solve */                            \
-  X(con_frame, double, ncmax * 9)           /* R_WC row-major, columns [t1, t2, n] */              \
-  X(con_jac_n, int, ncmax)                  /* Jacobian entries (dofs) of each contact */          \
-  X(con_jac_dof, JacDof, ncmax * njac)      /* their dofs, decreasing */                           \
-  X(con_jac_val, double, ncmax * njac * 3 * (1 - jac_f32)) /* d vc / d v_dof, contact frame */     \
-  X(con_jac_val32, float, ncmax * njac * 3 * jac_f32)      /* the same in fp32 (jac_f32) */        \
+#define SAP_SOLVE_ROW_ARRAYS(X)                                                                     \
+  X(con_count, int, 1)                      /* contacts in the solve */                             \
+  X(con_frame, double, ncmax * 9)           /* R_WC row-major, columns [t1, t2, n] */               \
+  X(con_jac_n, int, ncmax)                  /* Jacobian entries (dofs) of each contact */           \
+  X(con_jac_dof, JacDof, ncmax * njac)      /* their dofs, decreasing */                            \
+  X(con_jac_val, double, ncmax * njac * 3 * (1 - jac_f32)) /* d vc / d v_dof, contact frame */      \
+  X(con_jac_val32, float, ncmax * njac * 3 * jac_f32)      /* the same in fp32 (jac_f32) */         \
   X(con_param, double, ncmax * ncp)         /* ContactParam (the first ncp) */                      \
-  X(con_weight, double, ncmax)              /* contact weight w_i */                               \
-  X(lim_count, int, 1)                      /* limit rows in the solve */                          \
-  X(lim_dof, int, nlim)                     /* dof of each limit row */                            \
-  X(lim_param, double, nlim * kNumLimitParams) /* LimitParam */                                    \
-  X(pd_dof, int, npd)                       /* dof of each PD row */                               \
-  X(pd_param, double, npd * kNumPdParams)   /* PdParam */                                          \
-  X(v, double, nv)                          /* Newton iterate, the solved v_{n+1} at exit */       \
-  X(grad, double, nv)                       /* g = A (v - v*) - J^T gamma */                       \
-  X(dv, double, nv)                         /* Newton direction */                                 \
-  X(dp, double, nv)                         /* v - v*, then A dv */                                \
-  X(jtg, double, nv)                        /* J^T gamma */                                        \
-  X(Au, double, nv)                         /* A (v - v*) */                                       \
-  X(Avstar, double, nv)                     /* A v* */                                             \
-  X(H, double, nH)                          /* Newton Hessian, lower triangle (nH: SolveSizes) */  \
-  X(vc, double, nrow * rows_global)         /* constraint velocities J v (rows: SolveSizes) */     \
-  X(dvc, double, nrow * rows_global)        /* J dv */                                             \
-  X(gamma, double, nrow)                    /* impulses */                                         \
-  X(G, double, nG * rows_global)            /* constraint Hessians (layout: SolveSizes) */         \
-  X(stats, int, kNumSolveStats)             /* SolveStat */                                        \
-  X(cost, double, kNumSolveCosts)           /* SolveCost */                                        \
-  X(cost_trace, double, ntrace)             /* cost at the top of each iteration (record_cost_trace) */ \
-  X(newton_real, double, kNumNewtonReal)    /* NewtonRealSlot (split path) */                      \
-  X(newton_int, int, kNumNewtonInt)         /* NewtonIntSlot (split path) */                     \
-  X(hol_count, int, 1)                      /* holonomic rows in the solve */                      \
-  X(hol_jac_n, int, nhol)                   /* Jacobian entries of each row */                     \
-  X(hol_jac_dof, int, nhol * nhjac)         /* their dofs, decreasing */                           \
-  X(hol_jac_val, double, nhol * nhjac)      /* d vc / d v_dof */                                   \
+  X(con_weight, double, ncmax)              /* contact weight w_i */                                \
+  X(lim_count, int, 1)                      /* limit rows in the solve */                           \
+  X(lim_dof, int, nlim)                     /* dof of each limit row */                             \
+  X(lim_param, double, nlim * kNumLimitParams) /* LimitParam */                                     \
+  X(pd_dof, int, npd)                       /* dof of each PD row */                                \
+  X(pd_param, double, npd * kNumPdParams)   /* PdParam */                                           \
+  X(hol_count, int, 1)                      /* holonomic rows in the solve */                       \
+  X(hol_jac_n, int, nhol)                   /* Jacobian entries of each row */                      \
+  X(hol_jac_dof, int, nhol * nhjac)         /* their dofs, decreasing */                            \
+  X(hol_jac_val, double, nhol * nhjac)      /* d vc / d v_dof */                                    \
   X(hol_param, double, nhol * kNumHolonomicParams) /* HolonomicParam */
+
+// ... and the Newton solve's iterate, outputs and scratch (stage 3 writes them: NewtonView).
+#define SAP_SOLVE_NEWTON_ARRAYS(X)                                                                      \
+  X(v, double, nv)                          /* Newton iterate, the solved v_{n+1} at exit */            \
+  X(grad, double, nv)                       /* g = A (v - v*) - J^T gamma */                            \
+  X(dv, double, nv)                         /* Newton direction */                                      \
+  X(dp, double, nv)                         /* v - v*, then A dv */                                     \
+  X(jtg, double, nv)                        /* J^T gamma */                                             \
+  X(Au, double, nv)                         /* A (v - v*) */                                            \
+  X(Avstar, double, nv)                     /* A v* */                                                  \
+  X(H, double, nH)                          /* Newton Hessian, lower triangle (nH: SolveSizes) */       \
+  X(vc, double, nrow * rows_global)         /* constraint velocities J v (rows: SolveSizes) */          \
+  X(dvc, double, nrow * rows_global)        /* J dv */                                                  \
+  X(gamma, double, nrow)                    /* impulses */                                              \
+  X(G, double, nG * rows_global)            /* constraint Hessians (layout: SolveSizes) */              \
+  X(stats, int, kNumSolveStats)             /* SolveStat */                                             \
+  X(cost, double, kNumSolveCosts)           /* SolveCost */                                             \
+  X(cost_trace, double, ntrace)             /* cost at the top of each iteration (record_cost_trace) */ \
+  X(newton_real, double, kNumNewtonReal)    /* NewtonRealSlot (split path) */                           \
+  X(newton_int, int, kNumNewtonInt)         /* NewtonIntSlot (split path) */
+
+#define SAP_SOLVE_ARRAYS(X) SAP_SOLVE_ROW_ARRAYS(X) SAP_SOLVE_NEWTON_ARRAYS(X)
 // clang-format on
 
-struct SolveView {
+// The rows of stage 2: SolveRowsView is constraint setup's output (writable), ConstSolveRowsView
+// the Newton solve's input (every slab points to const). A SolveRowsView converts to a
+// ConstSolveRowsView.
+template <bool kConst>
+struct SolveRowsViewOf {
+  template <class T>
+  using SlabOf = Slab<std::conditional_t<kConst, const T, T>>;
+  using JacDofT = std::conditional_t<kConst, const JacDof, JacDof>;
   SolveSizes size;
-#define SAP_X(name, type, count) Slab<type> name;
-  SAP_SOLVE_ARRAYS(SAP_X)
+#define SAP_X(name, type, count) SlabOf<type> name;
+  SAP_SOLVE_ROW_ARRAYS(SAP_X)
 #undef SAP_X
-  // Contact c's Jacobian values and dofs.
-  SAP_HDI JacValuesOut contact_jac(int w, int c) const {
+
+  SolveRowsViewOf() = default;
+  template <bool kOther, class = std::enable_if_t<kConst && !kOther>>
+  SAP_HDI SolveRowsViewOf(const SolveRowsViewOf<kOther>& o) : size(o.size) {
+#define SAP_X(name, type, count) this->name = {o.name.ptr, o.name.stride};
+    SAP_SOLVE_ROW_ARRAYS(SAP_X)
+#undef SAP_X
+  }
+
+  // Contact c's Jacobian values (fp64 or fp32 storage) and dofs.
+  SAP_HDI auto contact_jac(int w, int c) const {
     const long long off = 3LL * size.njac * c;
-    if (size.jac_f32) return {nullptr, con_jac_val32(w) + off};
-    return {con_jac_val(w) + off, nullptr};
+    using Out = std::conditional_t<kConst, JacValues, JacValuesOut>;
+    if (size.jac_f32) return Out{nullptr, con_jac_val32(w) + off};
+    return Out{con_jac_val(w) + off, nullptr};
   }
   // f(val) with contact c's Jacobian values as a typed pointer (const float* or const double*):
   // the storage type is resolved once per contact, not per entry (the entry loops stay plain).
@@ -167,7 +191,41 @@ struct SolveView {
     if (size.jac_f32) f(static_cast<const float*>(con_jac_val32(w) + off));
     else f(static_cast<const double*>(con_jac_val(w) + off));
   }
-  SAP_HDI JacDof* contact_dofs(int w, int c) const { return con_jac_dof(w) + static_cast<long long>(size.njac) * c; }
+  SAP_HDI JacDofT* contact_dofs(int w, int c) const { return con_jac_dof(w) + static_cast<long long>(size.njac) * c; }
+};
+using SolveRowsView = SolveRowsViewOf<false>;
+using ConstSolveRowsView = SolveRowsViewOf<true>;
+
+// The Newton solve's iterate, outputs and scratch (stage 3 writes them).
+struct NewtonView {
+  SolveSizes size;
+#define SAP_X(name, type, count) Slab<type> name;
+  SAP_SOLVE_NEWTON_ARRAYS(SAP_X)
+#undef SAP_X
+};
+
+// Every solve buffer (the host's handle; launches hand each stage its part: rows(), newton()).
+struct SolveView {
+  SolveSizes size;
+#define SAP_X(name, type, count) Slab<type> name;
+  SAP_SOLVE_ARRAYS(SAP_X)
+#undef SAP_X
+  SolveRowsView rows() const {
+    SolveRowsView r;
+    r.size = size;
+#define SAP_X(name, type, count) r.name = name;
+    SAP_SOLVE_ROW_ARRAYS(SAP_X)
+#undef SAP_X
+    return r;
+  }
+  NewtonView newton() const {
+    NewtonView n;
+    n.size = size;
+#define SAP_X(name, type, count) n.name = name;
+    SAP_SOLVE_NEWTON_ARRAYS(SAP_X)
+#undef SAP_X
+    return n;
+  }
 };
 
 class SolveData {
