@@ -299,3 +299,23 @@ TEST(TendonFrictionLoss, OnAFixedTendonEqualsTheJointsDryFriction) {
 }
 
 }  // namespace
+
+namespace {
+
+// A spatial tendon's armature is applied as the inertia a J^T J only; MuJoCo's velocity-product
+// bias a J^T (dJ/dt v) of the moving path is not: the import says so (nothing silent).
+TEST(TendonArmature, OnASpatialTendonIsReportedAsApproximated) {
+  const char* xml = R"(<mujoco><worldbody><site name="a" pos="0 0 1"/><body pos="0 0 0.5">
+      <joint name="j" type="hinge" axis="0 1 0"/><geom size="0.1"/><site name="b" pos="0.1 0 0"/></body></worldbody>
+      <tendon><spatial name="s" armature="0.1"><site site="a"/><site site="b"/></spatial>
+      <fixed name="f" armature="0.1"><joint joint="j" coef="1"/></fixed></tendon></mujoco>)";
+  sap::ImportReport report;
+  const sap::Model m = sap::load_mjcf_string(xml, "arm.xml", &report).model;
+  EXPECT_DOUBLE_EQ(m.tendon_armature[0], 0.1);
+  EXPECT_DOUBLE_EQ(m.tendon_armature[1], 0.1);
+  int n = 0;
+  for (const std::string& w : report.warnings) n += w.find("armature approximated") != std::string::npos;
+  EXPECT_EQ(n, 1);  // the spatial tendon's, not the fixed one's (exact: J is constant)
+}
+
+}  // namespace
