@@ -1,6 +1,6 @@
 // fp64 retry of failed fp32 steps (issue 18, solver option fp64_retry; docs/solver.md). The case
 // is a fixed-base UR5 whose 1 cm end-effector box rests on the floor with rigid contact
-// (tests/data/ur5_box_floor_rigid.json: k = 1e12, tau_d = 0, near_rigid_threshold = 0). Under
+// (tests/data/ur5_box_floor_rigid.json: k = 1e13, tau_d = 0, near_rigid_threshold = 0). Under
 // approx32 the fp32 Newton factorisation fails on every step and, without the retry, the world
 // freezes (rejected steps keep the state). With the retry the failed world repeats the same step
 // with every stage in fp64: its state must equal, bit for bit, the step of a solver configured in

@@ -17,6 +17,23 @@ SAP_HD void cholesky_load(Team& team, const T* src, S* dst, int n, int ld) {
   team.sync();
 }
 
+// The same copy in reversed order, P A P^T with P: i -> n - 1 - i (dst[i][j] = src[n-1-i][n-1-j]).
+// Why: dofs come in tree order (a body's dofs after its parent's, a subtree contiguous), so
+// row i of M = A - h D is non-zero at its ancestors only, and the root's dofs couple with every
+// dof: in tree order every row's envelope starts at column 0 and the factor is dense. Reversed,
+// row i's entries left of the diagonal are its descendants, one contiguous block (the subtree),
+// and the envelope factorisation below touches no zero and creates no fill (MuJoCo factors M
+// from the leaves for the same reason: L^T D L). Contacts add the coupling of their two bodies'
+// chains to H, which widens a few envelopes only. Solve with the right-hand side reversed too.
+template <class S, class T, class Team>
+SAP_HD void cholesky_load_reversed(Team& team, const T* src, S* dst, int n, int ld) {
+  for (int i = team.rank(); i < n; i += team.size()) {
+    const int si = n - 1 - i;  // dst row i is src column si, rows si .. n-1 (lower triangle)
+    for (int j = 0; j <= i; ++j) dst[i * ld + j] = S(src[(n - 1 - j) * ld + si]);
+  }
+  team.sync();
+}
+
 // sum_{p0 <= p < p1} x[p] y[p] with four interleaved partial sums: a fixed summation order
 // (identical on every backend and thread count) whose independent chains vectorise.
 template <class S>

@@ -205,15 +205,16 @@ struct FreeMotionKernel {
       }
     }
     team.sync();
-    // Factor A once in precision S; each pass solves A a = k0 - bias and sets v* = v + h a.
+    // Factor A once in precision S, in reversed dof order (cholesky_load_reversed: no fill on a
+    // tree); each pass solves A a = k0 - bias and sets v* = v + h a.
     S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
     if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
       assemble_A(w, team, dw, d.A32(w), d.A32(w));
-      cholesky_load<S>(team, d.A32(w), L, nv, ld);
+      cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
     } else {
       assemble_A(w, team, dw, d.M(w), d.A(w));
-      cholesky_load<S>(team, d.A(w), L, nv, ld);
+      cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
@@ -226,10 +227,10 @@ struct FreeMotionKernel {
                        dw.qfrc_bias(w));
       }
       team.sync();
-      for (int i = team.rank(); i < nv; i += team.size()) x[i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
+      for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
       team.sync();
       cholesky_solve<S>(team, L, x, nv, ld, dw.chol_first(w));
-      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[i]);
+      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
       team.sync();
     }
     bool finite = ok;

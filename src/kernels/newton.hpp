@@ -228,22 +228,23 @@ struct SapSolveKernel {
 
 
   // Loads the Newton system H dv = -g into the factor buffer, in the linear-solve precision Sl
-  // (lower triangle of H, row-major with leading dimension nv_pad; the right-hand side after it).
+  // and reversed dof order (cholesky_load_reversed: the envelope of a tree has no fill): lower
+  // triangle of P H P^T, row-major with leading dimension nv_pad; P (-g) after it.
   template <class Sl, class Team>
   SAP_HD void load_newton_system(int w, Team& team) const {
     const int nv = m.nv, ld = m.nv_pad;
     Sl* L = reinterpret_cast<Sl*>(factor(w, team));
     Sl* x = L + ld * ld;
-    cholesky_load<Sl>(team, hessian(w, team), L, nv, ld);
-    for (int i = team.rank(); i < nv; i += team.size()) x[i] = -Sl(s.grad(w)[i]);
+    cholesky_load_reversed<Sl>(team, hessian(w, team), L, nv, ld);
+    for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = -Sl(s.grad(w)[i]);
     team.sync();
   }
 
-  // dv = the solution left in the factor buffer's right-hand side.
+  // dv = P^T (the solution left in the factor buffer's right-hand side).
   template <class Sl, class Team>
   SAP_HD void store_direction(int w, Team& team) const {
     const Sl* x = reinterpret_cast<const Sl*>(factor(w, team)) + m.nv_pad * m.nv_pad;
-    for (int i = team.rank(); i < m.nv; i += team.size()) s.dv(w)[i] = double(x[i]);
+    for (int i = team.rank(); i < m.nv; i += team.size()) s.dv(w)[i] = double(x[m.nv - 1 - i]);
     team.sync();
   }
 
