@@ -582,7 +582,7 @@ TEST(Mjcf, OptionsAndWarningsForIgnoredElements) {
       <freejoint/>
       <geom size="0.1" rgba="1 0 0 1" bogus="3"/>
       <site name="s1"/>
-      <site name="s2"/>
+      <camera name="c0"/>
       <camera name="c"/>
     </body>
   </worldbody>
@@ -593,14 +593,14 @@ TEST(Mjcf, OptionsAndWarningsForIgnoredElements) {
   EXPECT_DOUBLE_EQ(m.timestep, 0.01);
   EXPECT_DOUBLE_EQ(m.gravity[2], 0.0);  // flag gravity="disable"
   int n = 0;
-  EXPECT_TRUE(has_warning(report, "model.xml:11: site ignored: no effect on the dynamics (2 occurrences)", &n));
+  EXPECT_TRUE(has_warning(report, "model.xml:12: camera ignored: no effect on the dynamics (2 occurrences)", &n));
   EXPECT_EQ(n, 1);  // reported once, with the count
+  EXPECT_EQ(m.nsite, 1);  // sites are imported (the points of spatial tendons), silently
   EXPECT_TRUE(has_warning(report, "model.xml:2: option iterations ignored"));
   EXPECT_TRUE(has_warning(report, "model.xml:3: option flag warmstart ignored"));
   EXPECT_TRUE(has_warning(report, "model.xml:5: <visual> ignored"));
   EXPECT_TRUE(has_warning(report, "model.xml:7: light ignored"));
   EXPECT_TRUE(has_warning(report, "model.xml:10: attribute 'bogus' of <geom> is not recognized"));
-  EXPECT_TRUE(has_warning(report, "model.xml:13: camera ignored"));
   EXPECT_TRUE(has_warning(report, "model.xml:16: sensor ignored"));
   EXPECT_TRUE(has_warning(report, "model.xml:17: keyframe qvel ignored"));
   EXPECT_FALSE(has_warning(report, "rgba"));  // visual attributes are silent
@@ -615,8 +615,9 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
       </body>
     </body>
   </worldbody>
-  <tendon><spatial name="t"><site site="s1"/><site site="s2"/></spatial></tendon>
-  <equality><tendon tendon1="t"/></equality>
+  <tendon><fixed name="t" actuatorfrcrange="-1 1"><joint joint="j1" coef="1"/></fixed></tendon>
+  <equality><flex flex="f"/></equality>
+  <actuator><motor tendon="t"/><motor tendon="t" gear="2"/></actuator>
 </mujoco>)";
   sap::ImportOptions opt;
   opt.drop_unsupported = true;
@@ -625,10 +626,11 @@ TEST(Mjcf, UnsupportedElementsAreDroppedOnRequest) {
   EXPECT_EQ(m.ngeom, 2);  // the colliding SDF is skipped, and its mass
   EXPECT_TRUE(has_warning(report, "model.xml:5: sdf geom that collides dropped"));
   EXPECT_TRUE(has_warning(report, "model.xml:5: mass of a mesh/hfield geom dropped"));
-  EXPECT_TRUE(has_warning(report, "model.xml:9: spatial tendon dropped"));
-  EXPECT_TRUE(has_warning(report, "model.xml:10: <tendon> equality dropped"));
-  EXPECT_EQ(m.ntendon, 0);
+  EXPECT_TRUE(has_warning(report, "model.xml:9: tendon actuatorfrcrange with several actuators dropped"));
+  EXPECT_TRUE(has_warning(report, "model.xml:10: <flex> equality dropped"));
+  EXPECT_EQ(m.ntendon, 1);
   EXPECT_EQ(m.neq, 0);
+  EXPECT_EQ(m.actuator_forcelimited[0] + m.actuator_forcelimited[1], 0);  // the range was dropped
 }
 
 // ------------------------------------------------------------------ errors with file:line
@@ -653,7 +655,7 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
       {"<mujoco>\n<include file=\"missing.xml\"/>\n</mujoco>", "model.xml:2: cannot open file"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<tendon>\n<spatial>\n"
        "<site site=\"s\"/>\n</spatial>\n</tendon>\n</mujoco>",
-       "model.xml:6: spatial tendon is not supported"},
+       "model.xml:7: spatial tendon: unknown site 's'"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<equality>\n"
        "<joint joint1=\"k\"/>\n</equality>\n</mujoco>",
        "model.xml:6: joint equality: unknown joint 'k'"},
@@ -678,7 +680,7 @@ TEST(Mjcf, ErrorsNameFileAndLine) {
        "<actuator>\n<position joint=\"j\"/>\n</actuator>\n</mujoco>",
        "model.xml:6: actuator: joint 'j' must be a hinge or slide joint"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n"
-       "<general joint=\"j\" dyntype=\"filter\"/>\n</actuator>\n</mujoco>",
+       "<general joint=\"j\" dyntype=\"user\"/>\n</actuator>\n</mujoco>",
        "model.xml:6: actuator dynamics is not supported"},
       {"<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n"
        "<position joint=\"j\" gear=\"0\"/>\n</actuator>\n</mujoco>",

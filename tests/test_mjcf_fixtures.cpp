@@ -248,10 +248,10 @@ TEST(MjcfFixtures, HumanoidImportsTheHamstringTendons) {
     EXPECT_DOUBLE_EQ(m.tendon_range[2 * ts + 1], 2.0);
     ASSERT_EQ(m.tendon_num[ts], 2);
     const std::size_t a = static_cast<std::size_t>(m.tendon_adr[ts]);
-    EXPECT_EQ(m.wrap_jntid[a], m.joint_id(std::string("hip_y_") + side));
-    EXPECT_DOUBLE_EQ(m.wrap_coef[a], 0.5);
-    EXPECT_EQ(m.wrap_jntid[a + 1], m.joint_id(std::string("knee_") + side));
-    EXPECT_DOUBLE_EQ(m.wrap_coef[a + 1], -0.5);
+    EXPECT_EQ(m.wrap_objid[a], m.joint_id(std::string("hip_y_") + side));
+    EXPECT_DOUBLE_EQ(m.wrap_prm[a], 0.5);
+    EXPECT_EQ(m.wrap_objid[a + 1], m.joint_id(std::string("knee_") + side));
+    EXPECT_DOUBLE_EQ(m.wrap_prm[a + 1], -0.5);
   }
   for (const std::string& w : report.warnings) EXPECT_EQ(w.find("dropped"), std::string::npos) << w;
 }

@@ -57,11 +57,12 @@ class BatchedArray {
 };
 
 // Generalized state of all worlds: qpos (nq) and qvel (nv) per world, in fp64.
+// act: actuator activations (Model::na per world; none without activation dynamics).
 struct StateView {
-  Slab<double> qpos, qvel;
+  Slab<double> qpos, qvel, act;
 };
 struct ConstStateView {
-  Slab<const double> qpos, qvel;
+  Slab<const double> qpos, qvel, act;
 };
 
 class State {
@@ -70,10 +71,10 @@ class State {
   State(const Model& m, int nworld, Backend b);
   int nworld() const { return nworld_; }
   Backend backend() const { return backend_; }
-  BatchedArray<double> qpos, qvel;
-  StateView view() { return {qpos.slab(), qvel.slab()}; }
-  ConstStateView view() const { return {qpos.slab(), qvel.slab()}; }
-  // Sets every world to the model's default configuration with zero velocity.
+  BatchedArray<double> qpos, qvel, act;
+  StateView view() { return {qpos.slab(), qvel.slab(), act.slab()}; }
+  ConstStateView view() const { return {qpos.slab(), qvel.slab(), act.slab()}; }
+  // Sets every world to the model's default configuration with zero velocity and activation.
   void reset(const Model& m);
   void copy_from(const State& o);
 
@@ -124,12 +125,25 @@ class Control {
   X(v_star, double, nv)                                                                  \
   X(scratch_nv, double, nv)                                                              \
   X(chol, double, nv_pad * (nv_pad + 1)) /* factor + right-hand side, in the solve's precision */ \
-  X(chol_first, int, nv_pad)             /* first non-zero column of each row (envelope) */
+  X(chol_first, int, nv_pad)             /* first non-zero column of each row (envelope) */ \
+  /* tendons when one is spatial (Model::ntendata): lengths and dense moment arms dL/dq */ \
+  X(ten_length, double, ntendata)                                                      \
+  X(ten_moment, double, ntendata * nv)                                                 \
+  /* stage 1b (kernels/actuation.hpp), sized 0 without the features: explicit forces     */ \
+  /* (Model::nqfrc_extra), spatial tendons' (armature + h damping) J^T J (Model::nten_A), */ \
+  /* each actuator's law input and the activations after the step (activation dynamics)  */ \
+  X(qfrc_extra, double, nqfrc_extra)                                                    \
+  X(ten_A, double, nten_A)                                                              \
+  X(act_input, double, nuact)                                                           \
+  X(act_next, double, na)
 // clang-format on
 
 struct DataSizes {
-  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0;
-  static DataSizes of(const ModelView& m) { return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu}; }
+  int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, nu = 0, ntendata = 0, nqfrc_extra = 0;
+  int nten_A = 0, nuact = 0, na = 0;
+  static DataSizes of(const ModelView& m) {
+    return {m.nbody, m.njnt, m.nq, m.nv, m.nv_pad, m.ngeom, m.nu, m.ntendata, m.nqfrc_extra, m.nten_A, m.nuact, m.na};
+  }
 };
 
 // The slabs of a Data: DataView (a stage's outputs and scratch: writable) and ConstDataView

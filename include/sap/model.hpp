@@ -41,7 +41,22 @@ enum ActuatorType : int {
   kActPosition = 1,  // implicit PD: Kp (ctrl - q) - Kd v, effort-limited
   kActVelocity = 2,  // implicit damper toward ctrl: Kd (ctrl - v), effort-limited
   kActPD = 3,        // implicit PD with position target ctrl and velocity target ctrl_vel
+  kActMuscle = 4,    // MuJoCo's muscle: explicit force gain(l, l') act + bias(l) (kernels/actuator_dynamics.hpp)
 };
+
+// Servos (position, velocity, pd) are implicit PD rows; motors and muscles explicit forces.
+SAP_HDI bool actuator_is_servo(int type) { return type == kActPosition || type == kActVelocity || type == kActPD; }
+
+// Tendon path elements, numbered as MuJoCo's mjtWrap.
+enum WrapType : int { kWrapNone = 0, kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3, kWrapSphere = 4, kWrapCylinder = 5 };
+
+// Fluid model of a body (MuJoCo's mj_fluid): none (massless or no fluid), the inertia-box
+// model, or the ellipsoid model of its geoms with fluidshape="ellipsoid".
+enum FluidMode : int { kFluidNone = 0, kFluidInertiaBox = 1, kFluidEllipsoid = 2 };
+// Coefficients per geom of the ellipsoid model (MuJoCo's geom_fluid layout): the interaction
+// flag (1: ellipsoid), blunt drag, slender drag, angular drag, Kutta lift, Magnus lift, virtual
+// mass (3), virtual inertia (3).
+constexpr int kFluidCoefs = 12;
 
 // Equality constraints, SAP holonomic constraints (docs/sap-math.md §12). eq_data per type:
 //   kEqJoint   q1 - q1_0 = c0 + c1 x + c2 x^2 + c3 x^3 + c4 x^4,  x = q2 - q2_0 (q_0: jnt_qpos0);
@@ -50,9 +65,12 @@ enum ActuatorType : int {
 //              frame), data[3..5] = p_2Q (body-2 frame). Three rows.
 //   kEqWeld    frame P of body 1 coincides with frame Q of body 2: data[0..2] p_1P, data[3..6]
 //              q_1P, data[7..9] p_2Q, data[10..13] q_2Q. Six rows.
-enum EqualityType : int { kEqJoint = 0, kEqConnect = 1, kEqWeld = 2 };
+//   kEqTendon  L1 - L1_0 = c0 + c1 x + c2 x^2 + c3 x^3 + c4 x^4,  x = L2 - L2_0 (tendon lengths,
+//              L_0 at qpos0); data[0..4] = c, data[5] = L1_0, data[6] = L2_0 (no tendon 2:
+//              L1 - L1_0 = c0). One row (kernels/tendon_coupling.hpp).
+enum EqualityType : int { kEqJoint = 0, kEqConnect = 1, kEqWeld = 2, kEqTendon = 3 };
 constexpr int kEqDataSize = 14;
-SAP_HDI int equality_rows(int type) { return type == kEqJoint ? 1 : type == kEqConnect ? 3 : 6; }
+SAP_HDI int equality_rows(int type) { return type == kEqJoint || type == kEqTendon ? 1 : type == kEqConnect ? 3 : 6; }
 
 // How a geom pair's contact parameters follow from its geoms' (a per-model setting,
 // docs/model-import.md "Contact parameters"; src/model/contact_pairs.hpp):
@@ -97,6 +115,7 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(body_ipos, double, nbody * 3)    /* center of mass in body frame */         \
   X(body_inertia, double, nbody * 6) /* about the com, body axes: xx yy zz xy xz yz */ \
   X(body_mass, double, nbody)                                                   \
+  X(body_gravcomp, double, ngravcomp) /* gravity compensation gc: force -gc m g at the com */ \
   /* depth levels (world 0, its children 1, ...) for level-parallel tree passes; computed at */ \
   /* finalize. level_body lists bodies 1..nbody-1 by level, within a level grouped by parent  */ \
   /* (in the parent's level order) and by id; level L is [level_bodyadr[L-1], level_bodyadr[L]). */ \
@@ -184,24 +203,56 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(actuator_ctrlrange, double, nu * 2)                                         \
   X(actuator_forcelimited, int, nu)                                             \
   X(actuator_forcerange, double, nu * 2)                                         \
-  X(actuator_tendonid, int, nu) /* -1: joint transmission; else the fixed tendon it drives */ \
-  /* fixed tendons: length L = sum_k wrap_coef[k] q[wrap_jntid[k]] over k in [adr, adr + num) */ \
+  X(actuator_tendonid, int, nu) /* -1: joint transmission; else the tendon it drives */ \
+  /* activation dynamics (kernels/actuator_dynamics.hpp): the actuator's input is its */ \
+  /* activation act (per-world state, na values) instead of ctrl; nuact = nu when an actuator */ \
+  /* has dynamics, else 0 */                                                      \
+  X(actuator_actadr, int, nuact)     /* -1: no dynamics (input ctrl) */           \
+  X(actuator_dyntype, int, nuact)    /* ActuatorDynType */                        \
+  X(actuator_dynprm, double, nuact * 3)                                           \
+  X(actuator_actlimited, int, nuact)                                              \
+  X(actuator_actrange, double, nuact * 2)                                         \
+  X(actuator_actearly, int, nuact)   /* input: the activation after the step */  \
+  /* muscles (kActMuscle): MuJoCo's gainprm (range, force, scale, lmin, lmax, vmax, fpmax, */ \
+  /* fvmax), the actuator's length range and acc0 = |M(qpos0)^-1 moment| */         \
+  X(actuator_muscleprm, double, nuact * 9)                                        \
+  X(actuator_lengthrange, double, nuact * 2)                                      \
+  X(actuator_acc0, double, nuact)                                                 \
+  /* tendons (MuJoCo's layout): path elements [tendon_adr, + tendon_num) of the wrap arrays. A */ \
+  /* fixed tendon's are joints (wrap_type kWrapJoint, wrap_objid a hinge/slide joint, wrap_prm  */ \
+  /* its coefficient): L = sum coef q. A spatial tendon's are sites, wrapping geoms (wrap_prm: */ \
+  /* the sidesite, -1 none) and pulleys (wrap_prm: divisor), kernels/spatial_tendon.hpp; its  */ \
+  /* length and moment arms are per-world data (ten_length, ten_moment), like every tendon's  */ \
+  /* when one is spatial (ntendata = ntendon, else 0). */                        \
   X(tendon_adr, int, ntendon)                                                   \
   X(tendon_num, int, ntendon)                                                   \
   X(tendon_limited, int, ntendon)                                               \
   X(tendon_range, double, ntendon * 2)                                          \
   X(tendon_stiffness, double, ntendon) /* spring -k (L - lengthspring), explicit */ \
-  X(tendon_lengthspring, double, ntendon)                                       \
+  X(tendon_lengthspring, double, ntendon * 2) /* rest lengths [lower, upper]: a dead band */ \
   X(tendon_damping, double, ntendon) /* -b dL/dt, implicit like dof_damping */  \
-  X(wrap_jntid, int, nwrap)          /* hinge or slide joint */                 \
-  X(wrap_coef, double, nwrap)                                                   \
+  X(tendon_armature, double, ntendon) /* inertia a J_t^T J_t added to M */      \
+  X(tendon_frictionloss, double, ntendon) /* dry friction on dL/dt: a SAP box row */ \
+  X(wrap_type, int, nwrap)           /* WrapType */                             \
+  X(wrap_objid, int, nwrap)          /* joint, site or geom */                  \
+  X(wrap_prm, double, nwrap)         /* coefficient, sidesite or divisor */     \
+  /* sites: points fixed to bodies (the path points of spatial tendons) */      \
+  X(site_bodyid, int, nsite)                                                    \
+  X(site_pos, double, nsite * 3)     /* in the body frame */                    \
   /* equality constraints (EqualityType; eq_data layout there) */               \
   X(eq_type, int, neq)                                                          \
-  X(eq_obj1id, int, neq) /* joint (kEqJoint) or body */                         \
+  X(eq_obj1id, int, neq) /* joint (kEqJoint), tendon (kEqTendon) or body */     \
   X(eq_obj2id, int, neq) /* joint (-1: none) or body (0: world) */              \
   X(eq_active, int, neq)                                                        \
   X(eq_solref, double, neq * 2) /* MuJoCo solref; (0, 0): rigid (near-rigid regime) */ \
-  X(eq_data, double, neq * kEqDataSize)
+  X(eq_data, double, neq * kEqDataSize)                                         \
+  /* fluid forces (kernels/fluid_forces.hpp): nfluidbody = nbody when the model has a fluid */ \
+  /* (fluid_density or fluid_viscosity > 0), else 0; nfluidgeom = ngeom when a geom uses the */ \
+  /* ellipsoid model, else 0 */                                                 \
+  X(body_fluid_mode, int, nfluidbody)  /* kFluidNone, kFluidInertiaBox, kFluidEllipsoid */ \
+  X(body_fluid_inertia, double, nfluidbody * 3) /* principal moments about the com */ \
+  X(body_fluid_iquat, double, nfluidbody * 4)   /* their axes in the body frame */ \
+  X(geom_fluid, double, nfluidgeom * kFluidCoefs) /* MuJoCo's geom_fluid layout */
 // clang-format on
 
 // Non-owning view of the model arrays (host or device pointers), passed by value to kernels.
@@ -210,7 +261,15 @@ struct ModelView {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
+  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
+  // Stage 1b (kernels/actuation.hpp) sizes, 0 for models without the features: nqfrc_extra = nv
+  // when explicit forces beyond the joint springs and motors exist (fluids, muscles, gravity
+  // compensation, ball/free springs, springs, dampers and motors of spatial tendons);
+  // nten_A = nv_pad^2 when a spatial tendon has damping or armature (its dense J^T J term of A);
+  // ngravcomp = nbody when a body has gravity compensation.
+  int nqfrc_extra = 0, nten_A = 0, ngravcomp = 0;
   double gravity[3] = {0, 0, 0};
+  double fluid_density = 0, fluid_viscosity = 0, fluid_wind[3] = {0, 0, 0};  // MuJoCo's <option>
 #define SAP_X(name, type, count) const type* name = nullptr;
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X
@@ -296,7 +355,16 @@ struct Model {
   int nbody = 0, njnt = 0, nq = 0, nv = 0, nv_pad = 0, ngeom = 0, npair = 0, nu = 0;
   int ntendon = 0, nwrap = 0, neq = 0;
   int nmesh = 0, nmeshvert = 0, nmeshface = 0, nmeshedge = 0, nhfield = 0, nhfielddata = 0;
+  int nfluidbody = 0, nfluidgeom = 0, nsite = 0, ntendata = 0, na = 0, nuact = 0;
+  // Stage 1b (kernels/actuation.hpp) sizes, 0 for models without the features: nqfrc_extra = nv
+  // when explicit forces beyond the joint springs and motors exist (fluids, muscles, gravity
+  // compensation, ball/free springs, springs, dampers and motors of spatial tendons);
+  // nten_A = nv_pad^2 when a spatial tendon has damping or armature (its dense J^T J term of A);
+  // ngravcomp = nbody when a body has gravity compensation.
+  int nqfrc_extra = 0, nten_A = 0, ngravcomp = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
+  double fluid_density = 0, fluid_viscosity = 0;  // kg/m^3, Pa s
+  std::array<double, 3> fluid_wind{0.0, 0.0, 0.0};  // m/s, world
   double timestep = 0.001;  // default step of the source file; the solver takes dt per step
   int contact_rule = kContactRuleDrake;  // ContactRule: how pairs combine their geoms' contact parameters
 
@@ -305,7 +373,7 @@ struct Model {
 #undef SAP_X
 
   std::vector<std::string> body_names, jnt_names, geom_names, actuator_names, tendon_names, eq_names;
-  std::vector<std::string> mesh_names, hfield_names;
+  std::vector<std::string> mesh_names, hfield_names, site_names;
 
   int body_id(const std::string& name) const;      // -1 when absent
   int joint_id(const std::string& name) const;     // -1 when absent

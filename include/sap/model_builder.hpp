@@ -26,6 +26,7 @@ struct BodySpec {
   double mass = 0;
   Vec3d com{0, 0, 0};                               // in the body frame
   std::array<double, 6> inertia{0, 0, 0, 0, 0, 0};  // about the com, body axes: xx yy zz xy xz yz
+  double gravcomp = 0;  // gravity compensation: the force -gravcomp mass g at the com (MuJoCo)
 };
 
 struct JointSpec {
@@ -38,6 +39,11 @@ struct JointSpec {
   std::array<double, 2> range{0, 0};
   double armature = 0, damping = 0, stiffness = 0, springref = 0;
   double frictionloss = 0;  // dry friction (N m or N) on each dof of the joint: a SAP box row
+  // MuJoCo's springdamper (timeconst, dampratio), both > 0: stiffness and damping replaced at
+  // finalize by m/(tc dr)^2 and 2 m/tc, m = 1/(M(qpos0)^-1)_jj (kernels/passive_forces.hpp);
+  // the flags keep MuJoCo's <flag spring/damper="disable"> (the term stays 0).
+  std::array<double, 2> springdamper{0, 0};
+  bool springdamper_spring = true, springdamper_damper = true;
 };
 
 struct GeomSpec {
@@ -62,6 +68,11 @@ struct GeomSpec {
   double solmix = 1;
   std::array<double, 2> solref{0, 0};  // the solref stiffness/dissipation came from; (0, 0): none
   double gap = 0;
+  // Fluid forces (ModelBuilder::set_fluid): MuJoCo's fluidshape="ellipsoid" with fluidcoef
+  // (blunt drag, slender drag, angular drag, Kutta lift, Magnus lift); the body of such a geom
+  // uses the ellipsoid model instead of the inertia-box model.
+  bool fluid_ellipsoid = false;
+  std::array<double, 5> fluid_coef{0.5, 0.25, 1.5, 1.0, 1.0};
 };
 
 // A convex mesh as the collision code uses it: the hull's vertices (in the geom frame, scale
@@ -88,23 +99,49 @@ struct HfieldSpec {
   std::vector<double> data;
 };
 
-// Fixed tendon: length L = sum coef_k q_k over 1-dof joints (MJCF <tendon><fixed>).
+// A point fixed to a body (MJCF <site>): the path points of spatial tendons.
+struct SiteSpec {
+  std::string name;
+  int body = 0;
+  Vec3d pos{0, 0, 0};  // in the body frame
+};
+
+// One element of a spatial tendon's path (MJCF <spatial> children; kernels/spatial_tendon.hpp):
+// a site, a wrapping sphere or cylinder geom (with its sidesite, -1 none) between two sites,
+// or a pulley (divisor).
+struct WrapSpec {
+  int type = kWrapSite;  // kWrapSite, kWrapSphere, kWrapCylinder, kWrapPulley
+  int obj = -1;          // site index (add_site) or geom index (add_geom)
+  int sidesite = -1;
+  double divisor = 1;
+};
+
+// Tendon: fixed, length L = sum coef_k q_k over 1-dof joints (MJCF <tendon><fixed>), or
+// spatial, a path through sites (MJCF <tendon><spatial>; `path` not empty).
 struct TendonSpec {
   std::string name;
   std::vector<std::pair<int, double>> joints;  // (joint index, coefficient)
+  std::vector<WrapSpec> path;                  // spatial tendon
+  bool lengthspring_at_springref = false;      // lengthspring: the length at qpos_spring (MuJoCo's -1)
   bool limited = false;
   std::array<double, 2> range{0, 0};
   double stiffness = 0, lengthspring = 0, damping = 0;
+  // MuJoCo's springlength pair: a dead band [lengthspring, lengthspring_upper] where the spring
+  // exerts no force (has_deadband; else the upper rest length is lengthspring).
+  bool has_deadband = false;
+  double lengthspring_upper = 0;
+  double armature = 0;      // inertia a J_t^T J_t
+  double frictionloss = 0;  // dry friction on the tendon's velocity: |impulse| <= h f
 };
 
 // Equality constraint (MJCF <equality>; JSON "equalities"). Indices are builder indices.
 struct EqualitySpec {
   std::string name;
   int type = kEqJoint;
-  int obj1 = -1, obj2 = -1;  // kEqJoint: joints (obj2 -1: none); connect/weld: bodies (obj2 0: world)
+  int obj1 = -1, obj2 = -1;  // kEqJoint/kEqTendon: joints/tendons (obj2 -1: none); connect/weld: bodies (obj2 0: world)
   bool active = true;
   std::array<double, 2> solref{0, 0};             // (0, 0): rigid; else MuJoCo's solref
-  std::array<double, 5> polycoef{0, 1, 0, 0, 0};  // kEqJoint
+  std::array<double, 5> polycoef{0, 1, 0, 0, 0};  // kEqJoint, kEqTendon
   // connect: point P on body 1 (pos1); Q on body 2 (pos2) when has_pos2, else the point of body 2
   // that coincides with P in the reference configuration (qpos0).
   // weld: frame Q on body 2 (pos2, quat2); P on body 1 (pos1, quat1) when has_frame1, else the
@@ -124,6 +161,16 @@ struct ActuatorSpec {
   std::array<double, 2> ctrlrange{0, 0};
   bool forcelimited = false;
   std::array<double, 2> forcerange{0, 0};
+  // Activation dynamics (MuJoCo's dyntype; kernels/actuator_dynamics.hpp): the input of the
+  // actuator's law (motor force, servo target) is the activation instead of ctrl.
+  int dyntype = 0;  // kDynNone, kDynIntegrator, kDynFilter, kDynFilterExact
+  std::array<double, 3> dynprm{1, 0, 0};
+  bool actlimited = false, actearly = false;
+  std::array<double, 2> actrange{0, 0};
+  // kActMuscle: MuJoCo's muscle parameters (range, force, scale, lmin, lmax, vmax, fpmax, fvmax)
+  // and the actuator length's range; acc0 (force < 0: force = scale / acc0) at finalize.
+  std::array<double, 9> muscleprm{0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+  std::array<double, 2> lengthrange{0, 0};
 };
 
 struct CollisionFilter {
@@ -166,6 +213,8 @@ class ModelBuilder {
   int add_geom(int body, const GeomSpec& g);
   int add_actuator(const ActuatorSpec& a);
   int add_tendon(const TendonSpec& t);
+  int add_site(const SiteSpec& s);
+  int find_site(const std::string& name) const;  // -1 when absent
   int add_equality(const EqualitySpec& e);
   int add_mesh(const MeshSpec& m);      // returns the mesh id for GeomSpec::dataid
   int add_hfield(const HfieldSpec& h);  // returns the hfield id for GeomSpec::dataid
@@ -174,6 +223,13 @@ class ModelBuilder {
   int find_tendon(const std::string& name) const;
 
   void set_gravity(const Vec3d& g) { gravity_ = g; }
+  // The fluid the bodies move in (MuJoCo's <option density viscosity wind>): fluid forces when
+  // density or viscosity is positive (kernels/fluid_forces.hpp).
+  void set_fluid(double density, double viscosity, const Vec3d& wind) {
+    fluid_density_ = density;
+    fluid_viscosity_ = viscosity;
+    fluid_wind_ = wind;
+  }
   void set_timestep(double dt) { timestep_ = dt; }
   // How pairs combine their geoms' contact parameters (ContactRule, model.hpp); Drake's by default.
   void set_contact_rule(int rule) { contact_rule_ = rule; }
@@ -190,6 +246,10 @@ class ModelBuilder {
   int find_body(const std::string& name) const;
   int find_joint(const std::string& name) const;
   int find_geom(const std::string& name) const;  // -1 when absent
+  const GeomSpec& geom(int i) const { return geoms_.at(static_cast<std::size_t>(i)).spec; }
+  int nactuator() const { return static_cast<int>(actuators_.size()); }
+  ActuatorSpec& actuator(int i) { return actuators_.at(static_cast<std::size_t>(i)); }
+  const TendonSpec& tendon(int i) const { return tendons_.at(static_cast<std::size_t>(i)); }
 
   // Builds and validates the model; throws std::runtime_error on inconsistent input.
   Model finalize() const;
@@ -208,10 +268,18 @@ class ModelBuilder {
   std::vector<GeomEntry> geoms_;
   std::vector<ActuatorSpec> actuators_;
   std::vector<TendonSpec> tendons_;
+  std::vector<SiteSpec> sites_;
   std::vector<EqualitySpec> equalities_;
   std::vector<MeshSpec> meshes_;
   std::vector<HfieldSpec> hfields_;
   Vec3d gravity_{0, 0, -9.81};
+  double fluid_density_ = 0, fluid_viscosity_ = 0;
+  void finalize_fluid(Model& m) const;
+  void finalize_springdampers(Model& m, const std::vector<int>& joint_final) const;
+  void finalize_tendon_lengths(Model& m) const;
+  void finalize_acc0(Model& m) const;
+  void finalize_stage1b_sizes(Model& m) const;
+  Vec3d fluid_wind_{0, 0, 0};
   double timestep_ = 0.001;
   int contact_rule_ = kContactRuleDrake;
   CollisionFilter filter_;

@@ -140,6 +140,7 @@ class Simulator {
   //     body carried a normal impulse in the last step
   ArrayView qpos_view();
   ArrayView qvel_view();
+  ArrayView act_view();  // actuator activations (nworld x na; empty without activation dynamics)
   ArrayView body_pos_view();
   ArrayView body_quat_view();
   ArrayView contact_force_view();
@@ -202,6 +203,7 @@ class Simulator {
   RetryOptions retry_;
   bool cuda_graphs_ = true;
   BatchedArray<double> init_qpos_, init_qvel_;    // each world's initial state (reset source)
+  BatchedArray<double> zero_act_;                 // one world of zero activations (reset source)
   bool init_shared_ = false;                       // one block for all worlds (read with stride 0)
   std::vector<std::pair<Buffer<double>, Buffer<double>>> keyframes_;
   Buffer<int> flags_, flags2_, bad_, active_;     // per-world scratch flags

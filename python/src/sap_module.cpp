@@ -406,6 +406,7 @@ NB_MODULE(_sap, m) {
       .def_prop_ro("qpos", [](nb::handle self) { return make_view(self, nb::cast<PySimulator&>(self).sim->qpos_view(), false, "qpos"); },
                    "(nworld, nq) fp64, zero copy, read-only by contract (use reset(source='states') to set).")
       .def_prop_ro("qvel", [](nb::handle self) { return make_view(self, nb::cast<PySimulator&>(self).sim->qvel_view(), false, "qvel"); })
+      .def_prop_ro("act", [](nb::handle self) { return make_view(self, nb::cast<PySimulator&>(self).sim->act_view(), false, "act"); })
       .def_prop_ro("body_pos", [](nb::handle self) { return make_view(self, nb::cast<PySimulator&>(self).sim->body_pos_view(), false, "body_pos"); },
                    "(nworld, nbody, 3) body frame origins, world frame.")
       .def_prop_ro("body_quat", [](nb::handle self) { return make_view(self, nb::cast<PySimulator&>(self).sim->body_quat_view(), false, "body_quat"); },

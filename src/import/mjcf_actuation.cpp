@@ -1,4 +1,4 @@
-// MJCF actuation and constraints (mjcf_importer.hpp): fixed tendons, equality constraints and
+// MJCF actuation and constraints (mjcf_importer.hpp): fixed and spatial tendons, equality constraints and
 // actuators (MuJoCo's shortcut elements resolved into gains, bias and limits).
 #include <Eigen/Dense>
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "import/mjcf_importer.hpp"
+#include "kernels/actuator_dynamics.hpp"
 
 namespace sap::import::mjcf {
 
@@ -18,8 +19,33 @@ void MjcfImporter::apply_actuator(const Node& n, ActAttrs& a) {
   import::read_bool(f, n.el, "forcelimited", a.forcelimited, true);
   import::read_fixed(f, n.el, "ctrlrange", 2, a.ctrlrange);
   import::read_fixed(f, n.el, "forcerange", 2, a.forcerange);
-  if (tag == "general") {
+  import::read_bool(f, n.el, "actlimited", a.actlimited, true);
+  import::read_fixed(f, n.el, "actrange", 2, a.actrange);
+  import::read_bool(f, n.el, "actearly", a.actearly);
+  import::read_fixed(f, n.el, "lengthrange", 2, a.lengthrange);
+  if (tag == "muscle") {  // MuJoCo's muscle shortcut: dynamics, gain and bias of its muscle model
+    if (a.gaintype != "muscle") {  // first muscle in the chain: MuJoCo's defaults
+      const double d[9] = {0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+      std::copy(d, d + 9, a.gainprm);
+      a.dynprm[0] = 0.01;
+      a.dynprm[1] = 0.04;
+      a.dynprm[2] = 0;
+    }
+    a.dyntype = a.gaintype = a.biastype = "muscle";
+    import::read_fixed(f, n.el, "timeconst", 2, a.dynprm);
+    import::read_double(f, n.el, "tausmooth", a.dynprm[2]);
+    import::read_fixed(f, n.el, "range", 2, a.gainprm);
+    const char* names[] = {"force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"};
+    for (int k = 0; k < 7; ++k) import::read_double(f, n.el, names[k], a.gainprm[2 + k]);
+    std::copy(a.gainprm, a.gainprm + 10, a.biasprm);
+    if (a.ctrlrange[0] == 0 && a.ctrlrange[1] == 0) {  // MuJoCo: a muscle's control is in [0, 1]
+      a.ctrlrange[1] = 1;
+      if (a.ctrllimited == -1) a.ctrllimited = 1;
+    }
+  } else if (tag == "general") {
     import::read_string(n.el, "dyntype", a.dyntype);
+    if (import::read_numbers(f, n.el, "dynprm", 1, 10, v))
+      for (std::size_t i = 0; i < std::min<std::size_t>(v.size(), 3); ++i) a.dynprm[i] = v[i];
     import::read_string(n.el, "gaintype", a.gaintype);
     import::read_string(n.el, "biastype", a.biastype);
     if (import::read_numbers(f, n.el, "gainprm", 1, 10, v))
@@ -41,9 +67,10 @@ void MjcfImporter::apply_actuator(const Node& n, ActAttrs& a) {
     import::read_double(f, n.el, "dampratio", a.dampratio);
     import::read_double(f, n.el, "inheritrange", a.inheritrange);
     double tc = 0;
-    if (import::read_double(f, n.el, "timeconst", tc)) a.timeconst = tc > 0;
+    import::read_double(f, n.el, "timeconst", tc);
     if (kp < 0 || kv < 0) fail(where(n), "position actuator: kp and kv must be non-negative");
-    a.dyntype = "none";
+    a.dyntype = tc > 0 ? "filterexact" : "none";  // MuJoCo: timeconst makes the target a filtered ctrl
+    a.dynprm[0] = tc > 0 ? tc : 1;
     a.gaintype = "fixed";
     a.biastype = "affine";
     std::fill(a.gainprm, a.gainprm + 10, 0.0);
@@ -91,6 +118,47 @@ void MjcfImporter::apply_tendon(const Node& n, TendonAttrs& a) {
     a.springlength[0] = v[0];
     a.springlength[1] = v.size() > 1 ? v[1] : v[0];
   }
+  import::read_bool(f, n.el, "actuatorfrclimited", a.actuatorfrclimited, true);
+  import::read_fixed(f, n.el, "actuatorfrcrange", 2, a.actuatorfrcrange);
+}
+
+void MjcfImporter::set_tendon_properties(const Node& c, const std::string& label, const TendonAttrs& a,
+                                         TendonSpec& ts) {
+  if (!(a.frictionloss >= 0)) fail(where(c), label + ": frictionloss must be non-negative");
+  if (!(a.armature >= 0)) fail(where(c), label + ": armature must be non-negative");
+  if (a.stiffness < 0 || a.damping < 0) fail(where(c), label + ": stiffness and damping must be non-negative");
+  const bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
+  if (a.limited == -1 && a.has_range && !autolimits_)
+    fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
+  if (limited && !(a.range[0] < a.range[1])) fail(where(c), label + ": range lower bound must be below the upper");
+  ts.limited = limited && !no_limit_;
+  ts.range = {a.range[0], a.range[1]};
+  ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
+  ts.damping = no_damper_ ? 0.0 : a.damping;
+  ts.armature = a.armature;            // (kernels/free_motion.hpp, actuation.hpp)
+  if (!ts.path.empty() && a.armature > 0)
+    rep_.warn("spatial-tendon-armature", where(c),
+              label + " armature approximated: the inertia a J^T J is applied, MuJoCo's velocity-product "
+                      "bias a J^T (dJ/dt v) of a moving path is not");
+  ts.frictionloss = a.frictionloss;    // a SAP box row on dL/dt (kernels/holonomic_rows.hpp)
+  // MuJoCo's springlength: -1 is the length at qpos_spring; two values are a dead band.
+  ts.lengthspring_at_springref = a.springlength[0] == -1;
+  ts.lengthspring = a.springlength[0];
+  if (!ts.lengthspring_at_springref && a.springlength[1] != a.springlength[0]) {
+    if (!(a.springlength[0] <= a.springlength[1]))
+      fail(where(c), label + ": springlength lower bound exceeds upper bound");
+    ts.has_deadband = true;
+    ts.lengthspring_upper = a.springlength[1];
+  }
+}
+
+void MjcfImporter::record_tendon_force_range(const Node& c, const TendonAttrs& a, int id) {
+  const bool limited = a.actuatorfrclimited == 1 || (a.actuatorfrclimited == -1 && autolimits_ &&
+                                                     !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0));
+  if (!limited) return;
+  if (!(a.actuatorfrcrange[0] <= a.actuatorfrcrange[1]))
+    fail(where(c), "tendon actuatorfrcrange: lower bound exceeds upper bound");
+  tendon_frcrange_[id] = {a.actuatorfrcrange[0], a.actuatorfrcrange[1], &c, false, true};
 }
 
 void MjcfImporter::read_tendons(const Node& root) {
@@ -99,7 +167,7 @@ void MjcfImporter::read_tendons(const Node& root) {
     for (const Node& c : s.children) {
       const std::string t = c.tag();
       if (t == "spatial") {
-        unsupported(c, "spatial tendon", "only fixed tendons (linear in joint positions) map to the model");
+        read_spatial_tendon(c);
         continue;
       }
       if (t != "fixed") {
@@ -135,25 +203,82 @@ void MjcfImporter::read_tendons(const Node& root) {
         L0 += coef * builder_.joint(it->second.builder_index).springref;
       }
       if (ts.joints.empty()) fail(where(c), label + " has no joints");
-      if (a.frictionloss > 0) unsupported(c, "tendon frictionloss", "dry friction has no counterpart in the model");
-      if (a.armature > 0) unsupported(c, "tendon armature", "tendon inertia has no counterpart in the model");
-      if (a.springlength[0] != a.springlength[1] && a.stiffness != 0)
-        unsupported(c, "tendon springlength dead band", "the spring has a single rest length");
-      bool limited = a.limited == 1 || (a.limited == -1 && a.has_range);
-      if (a.limited == -1 && a.has_range && !autolimits_)
-        fail(where(c), label + ": range is given but limited is not set and compiler autolimits is false");
-      if (limited && !(a.range[0] < a.range[1]))
-        fail(where(c), label + ": range lower bound must be below the upper");
-      ts.limited = limited && !no_limit_;
-      ts.range = {a.range[0], a.range[1]};
-      ts.stiffness = no_spring_ ? 0.0 : a.stiffness;
-      ts.damping = no_damper_ ? 0.0 : a.damping;
-      // MuJoCo: springlength -1 is the length at qpos_spring (joint springref).
-      ts.lengthspring = a.springlength[0] == -1 ? L0 : a.springlength[0];
+      set_tendon_properties(c, label, a, ts);
+      if (ts.lengthspring_at_springref) {  // the length at qpos_spring (joint springref)
+        ts.lengthspring = L0;
+        ts.lengthspring_at_springref = false;
+      }
       const int id = builder_.add_tendon(ts);
       if (!ts.name.empty()) tendon_by_name_[ts.name] = id;
+      record_tendon_force_range(c, a, id);
     }
   }
+}
+
+// Spatial tendon (<tendon><spatial>, kernels/spatial_tendon.hpp): a path of sites, with
+// sphere/cylinder geoms (and their sidesites) between two sites and pulleys; limits, spring
+// and damper as for fixed tendons.
+void MjcfImporter::read_spatial_tendon(const Node& c) {
+  check_attributes(c, {"name", "class", "group", "limited", "actuatorfrclimited", "range", "actuatorfrcrange",
+                       "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "frictionloss",
+                       "springlength", "stiffness", "damping", "armature", "margin", "rgba", "material", "width",
+                       "user"});
+  TendonAttrs a;
+  for (int k : class_chain(element_class(c, 0)))
+    for (const Node* d : classes_[static_cast<std::size_t>(k)].tendon) apply_tendon(*d, a);
+  apply_tendon(c, a);
+  TendonSpec ts;
+  import::read_string(c.el, "name", ts.name);
+  const std::string label = "spatial tendon" + (ts.name.empty() ? std::string() : " '" + ts.name + "'");
+  ts.name = prefixed(ts.name);
+  auto site = [&](const Node& e, const char* attr) {
+    std::string nm;
+    if (!import::read_string(e.el, attr, nm)) fail(where(e), label + ": <" + e.tag() + "> needs '" + attr + "'");
+    auto it = site_by_name_.find(prefixed(nm));
+    if (it == site_by_name_.end()) fail(where(e), label + ": unknown site '" + nm + "'");
+    return it->second;
+  };
+  for (const Node& e : c.children) {
+    const std::string tag = e.tag();
+    WrapSpec w;
+    if (tag == "site") {
+      w.type = kWrapSite;
+      w.obj = site(e, "site");
+    } else if (tag == "geom") {
+      std::string gn;
+      if (!import::read_string(e.el, "geom", gn)) fail(where(e), label + ": <geom> needs 'geom'");
+      w.obj = builder_.find_geom(prefixed(gn));
+      if (w.obj < 0) fail(where(e), label + ": unknown geom '" + gn + "'");
+      const int gt = builder_.geom(w.obj).type;
+      if (gt != kGeomSphere && gt != kGeomCylinder)
+        fail(where(e), label + ": geom '" + gn + "' must be a sphere or a cylinder to wrap around");
+      w.type = gt == kGeomSphere ? kWrapSphere : kWrapCylinder;
+      w.sidesite = e.el->Attribute("sidesite") ? site(e, "sidesite") : -1;
+    } else if (tag == "pulley") {
+      w.type = kWrapPulley;
+      if (!import::read_double(file(e), e.el, "divisor", w.divisor) || !(w.divisor > 0))
+        fail(where(e), label + ": <pulley> needs a positive 'divisor'");
+    } else {
+      ignored(e, "<" + tag + "> in a spatial tendon", "unknown element");
+      continue;
+    }
+    ts.path.push_back(w);
+  }
+  const int n = static_cast<int>(ts.path.size());
+  if (n < 2 || ts.path.front().type != kWrapSite || ts.path.back().type != kWrapSite)
+    fail(where(c), label + ": the path must start and end at a site");
+  for (int k = 0; k < n; ++k) {
+    const int type = ts.path[static_cast<std::size_t>(k)].type;
+    if ((type == kWrapSphere || type == kWrapCylinder) &&
+        (ts.path[static_cast<std::size_t>(k - 1)].type != kWrapSite || ts.path[static_cast<std::size_t>(k + 1)].type != kWrapSite))
+      fail(where(c), label + ": a wrapping geom must be between two sites");
+    if (type == kWrapPulley && (k == 0 || k == n - 1 || ts.path[static_cast<std::size_t>(k - 1)].type != kWrapSite))
+      fail(where(c), label + ": a pulley must follow a site");
+  }
+  set_tendon_properties(c, label, a, ts);
+  const int id = builder_.add_tendon(ts);
+  if (!ts.name.empty()) tendon_by_name_[ts.name] = id;
+  record_tendon_force_range(c, a, id);
 }
 
 void MjcfImporter::apply_equality(const Node& n, EqAttrs& a) {
@@ -171,14 +296,14 @@ void MjcfImporter::read_equalities(const Node& root) {
     if (std::strcmp(s.tag(), "equality")) continue;
     for (const Node& c : s.children) {
       const std::string t = c.tag();
-      if (t != "joint" && t != "connect" && t != "weld") {
-        if (t == "tendon" || t == "flex" || t == "distance")
-          unsupported(c, "<" + t + "> equality", "only joint, connect and weld equalities map to the model");
+      if (t != "joint" && t != "connect" && t != "weld" && t != "tendon") {
+        if (t == "flex" || t == "distance")
+          unsupported(c, "<" + t + "> equality", "only joint, tendon, connect and weld equalities map to the model");
         else ignored(c, "<" + t + "> in <equality>", "unknown element");
         continue;
       }
       check_attributes(c, {"name", "class", "active", "solref", "solimp", "joint1", "joint2", "polycoef", "body1",
-                           "body2", "site1", "site2", "anchor", "relpose", "torquescale"});
+                           "body2", "site1", "site2", "anchor", "relpose", "torquescale", "tendon1", "tendon2"});
       EqAttrs a;
       for (int k : class_chain(element_class(c, 0)))
         for (const Node* d : classes_[static_cast<std::size_t>(k)].equality) apply_equality(*d, a);
@@ -204,6 +329,19 @@ void MjcfImporter::read_equalities(const Node& root) {
         };
         e.obj1 = joint(j1);
         e.obj2 = import::read_string(c.el, "joint2", j2) ? joint(j2) : -1;
+        if (import::read_numbers(f, c.el, "polycoef", 1, 5, v))
+          for (std::size_t k = 0; k < 5; ++k) e.polycoef[k] = k < v.size() ? v[k] : 0.0;
+      } else if (t == "tendon") {
+        e.type = kEqTendon;
+        std::string t1, t2;
+        if (!import::read_string(c.el, "tendon1", t1)) fail(where(c), label + " needs tendon1");
+        auto tendon = [&](const std::string& nm) {
+          const int id = builder_.find_tendon(prefixed(nm));
+          if (id < 0) fail(where(c), label + ": unknown tendon '" + nm + "'");
+          return id;
+        };
+        e.obj1 = tendon(t1);
+        e.obj2 = import::read_string(c.el, "tendon2", t2) ? tendon(t2) : -1;
         if (import::read_numbers(f, c.el, "polycoef", 1, 5, v))
           for (std::size_t k = 0; k < 5; ++k) e.polycoef[k] = k < v.size() ? v[k] : 0.0;
       } else {
@@ -265,9 +403,9 @@ void MjcfImporter::read_actuators(const Node& root) {
 
 void MjcfImporter::read_actuator(const Node& n) {
   const std::string tag = n.tag();
-  if (tag != "general" && tag != "motor" && tag != "position" && tag != "velocity") {
+  if (tag != "general" && tag != "motor" && tag != "position" && tag != "velocity" && tag != "muscle") {
     unsupported(n, "<" + tag + "> actuator",
-                "only motor, position, velocity and general (fixed gain, affine bias) map to the model");
+                "only motor, position, velocity, muscle and general (fixed gain, affine bias; muscle) map to the model");
     return;
   }
   ActAttrs a;
@@ -299,12 +437,55 @@ void MjcfImporter::read_actuator(const Node& n) {
     if (jr.type != kJointHinge && jr.type != kJointSlide)
       fail(where(n), label + ": joint '" + jname + "' must be a hinge or slide joint");
   }
-  if (a.dyntype != "none" || a.timeconst) {
-    unsupported(n, "actuator dynamics", label + " has activation dynamics (dyntype/timeconst)");
+  // Activation dynamics (kernels/actuator_dynamics.hpp): the law's input is the activation.
+  static const std::map<std::string, int> dyntypes = {
+      {"none", kDynNone},           {"integrator", kDynIntegrator}, {"filter", kDynFilter},
+      {"filterexact", kDynFilterExact}, {"muscle", kDynMuscle}};
+  const auto dyn = dyntypes.find(a.dyntype);
+  if (dyn == dyntypes.end()) {
+    if (a.dyntype == "user")
+      unsupported(n, "actuator dynamics", label + " has dyntype '" + a.dyntype + "'");
+    else
+      fail(where(n), label + ": unknown dyntype '" + a.dyntype + "'");
+    return;
+  }
+  const bool actlimited = a.actlimited == 1 || (a.actlimited == -1 && autolimits_ && !(a.actrange[0] == 0 && a.actrange[1] == 0));
+  if (dyn->second != kDynNone && (dyn->second == kDynFilter || dyn->second == kDynFilterExact) && !(a.dynprm[0] > 0))
+    fail(where(n), label + ": a filter needs a positive time constant dynprm[0]");
+  if (a.gaintype == "muscle") {  // MuJoCo's muscle model (kernels/actuator_dynamics.hpp): an explicit force
+    if (a.biastype != "muscle" || a.dyntype != "muscle") {
+      unsupported(n, "actuator gaintype", label + ": a muscle gain needs muscle dynamics and bias");
+      return;
+    }
+    if (!(a.lengthrange[0] < a.lengthrange[1])) {
+      unsupported(n, "muscle lengthrange",
+                  label + ": MuJoCo's compiler finds a muscle's length range by a simulation; give lengthrange");
+      return;
+    }
+    if (a.dampratio != 0) fail(where(n), label + ": dampratio on a muscle");
+    ActuatorSpec s;
+    s.name = prefixed(name);
+    s.joint = jr.builder_index;
+    s.tendon = tendon;
+    s.gear = a.gear;
+    s.type = kActMuscle;
+    s.dyntype = kDynMuscle;
+    s.dynprm = {a.dynprm[0], a.dynprm[1], a.dynprm[2]};
+    s.actlimited = actlimited;
+    s.actrange = {a.actrange[0], a.actrange[1]};
+    s.actearly = a.actearly != 0;
+    for (std::size_t k = 0; k < 9; ++k) s.muscleprm[k] = a.gainprm[k];
+    s.lengthrange = {a.lengthrange[0], a.lengthrange[1]};
+    s.ctrllimited = a.ctrllimited == 1 || (a.ctrllimited == -1 && autolimits_ && !(a.ctrlrange[0] == 0 && a.ctrlrange[1] == 0));
+    s.ctrlrange = {a.ctrlrange[0], a.ctrlrange[1]};
+    s.forcelimited = a.forcelimited == 1 || (a.forcelimited == -1 && autolimits_ && !(a.forcerange[0] == 0 && a.forcerange[1] == 0));
+    s.forcerange = {a.forcerange[0], a.forcerange[1]};
+    builder_.add_actuator(s);
+    ++nu_;
     return;
   }
   if (a.gaintype != "fixed") {
-    unsupported(n, "actuator gaintype", label + " has gaintype '" + a.gaintype + "' (only 'fixed')");
+    unsupported(n, "actuator gaintype", label + " has gaintype '" + a.gaintype + "' (only 'fixed' and 'muscle')");
     return;
   }
   if (a.dampratio != 0) {
@@ -316,6 +497,11 @@ void MjcfImporter::read_actuator(const Node& n) {
   s.joint = jr.builder_index;
   s.tendon = tendon;
   s.gear = a.gear;
+  s.dyntype = dyn->second;
+  s.dynprm = {a.dynprm[0], a.dynprm[1], a.dynprm[2]};
+  s.actlimited = dyn->second != kDynNone && actlimited;
+  s.actrange = {a.actrange[0], a.actrange[1]};
+  s.actearly = dyn->second != kDynNone && a.actearly != 0;
   // MuJoCo's force on the joint (length G q, G = gear):
   //   qfrc = G clamp(g0 ctrl + b0 + b1 G q + b2 G qdot, forcerange)      (biastype affine)
   // Ours (kernels/limit_pd_rows.hpp, setup_pd) with gear g and gains kp, kd:
@@ -396,6 +582,81 @@ void MjcfImporter::read_actuator(const Node& n) {
   if (fr_scale < 0) std::swap(s.forcerange[0], s.forcerange[1]);  // a negative gain flips the interval
   builder_.add_actuator(s);
   ++nu_;
+}
+
+// MuJoCo clamps the sum of the actuator forces on a tendon (actuatorfrcrange: the forces scaled
+// together) and then each actuator force to its forcerange, and a joint's total actuator force
+// qfrc_actuator (gravity compensation of actuatorgravcomp joints included) to the joint's
+// actuatorfrcrange. With one actuator on the joint or tendon, and no gravity compensation in
+// the joint's clamp, that is one clamp of the actuator force, a composition of clamps:
+// clamp(clamp(x, [c, d]), [a, b]) = clamp(x, [clamp(c, a, b), clamp(d, a, b)]) (order: the first
+// range applied first). Several actuators, or actuatorgravcomp inside a joint's range, have no
+// such form: reported as unsupported. actuatorgravcomp alone adds the same force as passive
+// gravity compensation (both enter the dynamics alike).
+void MjcfImporter::apply_actuator_force_ranges() {
+  auto compose = [](ActuatorSpec& s, double lo, double hi, bool range_first) {
+    if (!s.forcelimited) {
+      s.forcelimited = true;
+      s.forcerange = {lo, hi};
+      return;
+    }
+    const double a = s.forcerange[0], b = s.forcerange[1];
+    if (range_first) s.forcerange = {std::clamp(lo, a, b), std::clamp(hi, a, b)};  // tendon range, then forcerange
+    else s.forcerange = {std::clamp(a, lo, hi), std::clamp(b, lo, hi)};             // forcerange, then joint range
+  };
+  const int nu = builder_.nactuator();
+  for (const auto& [tendon, r] : tendon_frcrange_) {
+    std::vector<int> on;
+    for (int u = 0; u < nu; ++u)
+      if (builder_.actuator(u).tendon == tendon) on.push_back(u);
+    if (on.size() > 1) {
+      unsupported(*r.node, "tendon actuatorfrcrange with several actuators",
+                  "the scaling of several actuator forces has no counterpart; only one actuator per tendon");
+    } else if (on.size() == 1) {
+      compose(builder_.actuator(on[0]), r.lo, r.hi, true);
+    }
+  }
+  for (const auto& [name, r] : joint_frcrange_) {
+    if (!r.limited) continue;  // actuatorgravcomp alone: the passive gravity compensation
+    const int j = builder_.find_joint(name);
+    std::vector<int> on;
+    bool other = false;  // an actuator on a tendon through the joint
+    for (int u = 0; u < nu; ++u) {
+      const ActuatorSpec& s = builder_.actuator(u);
+      if (s.joint == j && s.tendon < 0) on.push_back(u);
+      if (s.tendon >= 0) {
+        const TendonSpec& ts = builder_.tendon(s.tendon);
+        bool through = false;
+        for (const auto& jc : ts.joints) through |= jc.first == j;
+        // A spatial tendon moves the joint when a body of its path lies below the joint's body.
+        const int jb = builder_.joint_body(j);
+        auto below = [&](int b) {
+          for (; b > 0; b = builder_.body(b).parent)
+            if (b == jb) return true;
+          return false;
+        };
+        for (const WrapSpec& e : ts.path) {
+          if (e.type == kWrapSite) through |= below(site_body_.at(static_cast<std::size_t>(e.obj)));
+          if (e.type == kWrapSphere || e.type == kWrapCylinder) through |= below(geom_body_.at(static_cast<std::size_t>(e.obj)));
+        }
+        other |= through;
+      }
+    }
+    if (r.gravcomp && !on.empty()) {
+      unsupported(*r.node, "joint actuatorfrcrange with actuatorgravcomp",
+                  "gravity compensation inside the actuator force clamp has no counterpart");
+    } else if (on.size() > 1 || (other && !on.empty())) {
+      unsupported(*r.node, "joint actuatorfrcrange with several actuators",
+                  "a clamp of the sum of several actuator forces has no counterpart");
+    } else if (on.size() == 1) {
+      ActuatorSpec& s = builder_.actuator(on[0]);
+      const double lo = r.lo / s.gear, hi = r.hi / s.gear;  // in the actuator's force: qfrc = gear f
+      compose(s, std::min(lo, hi), std::max(lo, hi), false);
+    } else if (other) {
+      unsupported(*r.node, "joint actuatorfrcrange on a tendon-actuated joint",
+                  "a clamp of a tendon actuator's force on one joint has no counterpart");
+    }
+  }
 }
 
 }  // namespace sap::import::mjcf

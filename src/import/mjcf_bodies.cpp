@@ -107,7 +107,11 @@ void MjcfImporter::read_body_children(const Node& n, int body, int childclass, c
     } else if (t == "inertial") {
       if (body == 0) fail(where(c), "the world body cannot have an <inertial>");
       read_inertial(c, body);
-    } else if (t == "site" || t == "camera" || t == "light") {
+    } else if (t == "site") {  // points of spatial tendons; sizes, types and looks do not matter
+      std::string name;
+      import::read_string(c.el, "name", name);
+      bodies_[static_cast<std::size_t>(body)].sites.push_back({name, to_array(compose(frame, read_pose(c)).pos)});
+    } else if (t == "camera" || t == "light") {
       ignored(c, t, "no effect on the dynamics");
     } else if (t == "composite" || t == "flexcomp" || t == "replicate" || t == "attach" || t == "plugin") {
       unsupported(c, "<" + t + ">", "procedural and plugin elements are not supported");
@@ -132,9 +136,8 @@ void MjcfImporter::read_body(const Node& n, int parent, int childclass, const Tr
     if (parent != 0) fail(where(n), "a mocap body must be a child of the world body");
     ignored(n, "mocap", "mocap bodies are imported as static bodies at their initial pose");
   }
-  double gravcomp = 0;
-  if (import::read_double(file(n), n.el, "gravcomp", gravcomp) && gravcomp != 0)
-    unsupported(n, "body gravcomp", "gravity compensation has no counterpart in the model");
+  // Gravity compensation (kernels/actuation.hpp): the force -gravcomp m g at the body's com.
+  import::read_double(file(n), n.el, "gravcomp", b.gravcomp);
   if (!b.name.empty()) {
     if (body_by_name_.count(b.name)) fail(where(n), "repeated body name '" + b.name + "'");
     body_by_name_[b.name] = static_cast<int>(bodies_.size());
@@ -202,22 +205,32 @@ void MjcfImporter::read_joint(const Node& n, int body, int cls, const Transform&
   }
   if (!(a.frictionloss >= 0)) fail(where(n), "joint frictionloss must be non-negative");
   j.frictionloss = a.frictionloss;  // SAP box row |gamma| <= h f (docs/sap-math.md §13)
-  if (a.springdamper[0] != 0 || a.springdamper[1] != 0)
-    unsupported(n, "joint springdamper", "springdamper needs MuJoCo's compile-time inertia; give stiffness/damping");
-  if (a.actuatorfrclimited == 1 ||
-      (a.actuatorfrclimited == -1 && autolimits_ && !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0)))
-    unsupported(n, "joint actuatorfrcrange",
-                "per-joint actuator force limits have no counterpart; use actuator forcerange");
-  if (a.actuatorgravcomp) unsupported(n, "joint actuatorgravcomp", "gravity compensation has no counterpart");
+  if (a.springdamper[0] != 0 || a.springdamper[1] != 0) {  // MuJoCo's compiler: gains from M(qpos0)
+    if (!(a.springdamper[0] > 0 && a.springdamper[1] > 0))
+      fail(where(n), "joint springdamper values must be positive (timeconst, dampratio)");
+    j.springdamper = {a.springdamper[0], a.springdamper[1]};
+    j.springdamper_spring = !no_spring_;
+    j.springdamper_damper = !no_damper_;
+  }
+  // actuatorfrcrange (clamps the joint's total actuator force) and actuatorgravcomp (gravity
+  // compensation counted as actuator force, inside that clamp): apply_actuator_force_ranges.
+  const bool frclimited = a.actuatorfrclimited == 1 || (a.actuatorfrclimited == -1 && autolimits_ &&
+                                                        !(a.actuatorfrcrange[0] == 0 && a.actuatorfrcrange[1] == 0));
+  if (frclimited && !(a.actuatorfrcrange[0] <= a.actuatorfrcrange[1]))
+    fail(where(n), "joint actuatorfrcrange: lower bound exceeds upper bound");
+  if ((frclimited || a.actuatorgravcomp) && !name.empty())
+    joint_frcrange_[prefixed(name)] = {a.actuatorfrcrange[0], a.actuatorfrcrange[1], &n, a.actuatorgravcomp != 0,
+                                       frclimited};
+  if (a.stiffness < 0) fail(where(n), "joint stiffness must be non-negative");
   if (a.type == kJointFree) {
     if (b.parent != 0) fail(where(n), "a free joint must belong to a child of the world body");
     if (limited) fail(where(n), "a free joint cannot be limited");
-    if (a.stiffness != 0) unsupported(n, "free joint stiffness", "springs exist only on hinge and slide joints");
+    j.stiffness = no_spring_ ? 0.0 : a.stiffness;  // toward qpos0 (kernels/passive_forces.hpp)
   } else if (a.type == kJointBall) {
     if (limited && !no_limit_)
       rep_.warn("ball-limit", where(n),
                 "ball joint limit dropped: the model supports limits on hinge and slide joints only");
-    if (a.stiffness != 0) unsupported(n, "ball joint stiffness", "springs exist only on hinge and slide joints");
+    j.stiffness = no_spring_ ? 0.0 : a.stiffness;  // toward qpos0 (kernels/passive_forces.hpp)
   } else {
     const Vec3<double> axis = vec3(a.axis);
     const double len = norm(axis);
@@ -329,14 +342,22 @@ void MjcfImporter::read_geom(const Node& n, int body, int cls, const Transform& 
   if (!(g.solmix >= 0)) fail(where(n), "geom solmix must be non-negative");
   if (g.mass < 0 && g.mass != -1) fail(where(n), "geom mass must be non-negative");
   if (g.density < 0) fail(where(n), "geom density must be non-negative");
+  if (g.fluidshape == "ellipsoid") {  // MuJoCo's ellipsoid fluid model (kernels/fluid_forces.hpp)
+    if (t == "mesh" || t == "hfield" || t == "plane" || t == "sdf")
+      unsupported(n, "geom fluidshape on a " + t, "the ellipsoid fluid model takes primitive geoms");
+    else {
+      s.fluid_ellipsoid = true;
+      s.fluid_coef = g.fluidcoef;
+    }
+  } else if (!g.fluidshape.empty() && g.fluidshape != "none") {
+    fail(where(n), "geom fluidshape must be 'none' or 'ellipsoid', got '" + g.fluidshape + "'");
+  }
   pg.solref[0] = g.solref[0];
   pg.solref[1] = g.solref[1];
   pg.solref_set = g.solref_set;
   if (collides) {
     if (g.solimp_set)
       rep_.warn("solimp", where(n), "geom solimp ignored: the SAP contact model has no impedance profile");
-    if (!g.fluidshape.empty() && g.fluidshape != "none")
-      unsupported(n, "geom fluidshape", "fluid forces have no counterpart in the model");
   }
   if (!g.shellinertia.empty() && g.shellinertia != "false") {
     if (t == "mesh") fail(where(n), "for mesh geoms, shell inertia is set on the mesh asset (inertia=\"shell\"), as in MuJoCo");
@@ -485,6 +506,7 @@ void MjcfImporter::emit_bodies() {
     s.mass = b.mass;
     s.com = b.com;
     s.inertia = b.inertia;
+    s.gravcomp = b.gravcomp;
     b.builder_index = builder_.add_body(s);
     for (std::size_t k = 0; k < b.joints.size(); ++k) {
       const JointSpec& j = b.joints[k];
@@ -530,9 +552,19 @@ void MjcfImporter::emit_bodies() {
       if (!is_static && !(g.spec.stiffness > 0)) g.spec.stiffness = import::kStaticStiffness;  // massless tree
       if (g.spec.type == kGeomMesh) g.spec.dataid = assets_.builder_mesh(builder_, g.asset, opt_.name_prefix, where(*g.node));
       if (g.spec.type == kGeomHfield) g.spec.dataid = assets_.builder_hfield(builder_, g.asset, opt_.name_prefix, where(*g.node));
-      builder_.add_geom(bodies_[i].builder_index, g.spec);
+      const int gid = builder_.add_geom(bodies_[i].builder_index, g.spec);
+      geom_body_.resize(static_cast<std::size_t>(gid) + 1, 0);
+      geom_body_[static_cast<std::size_t>(gid)] = bodies_[i].builder_index;
     }
   }
+  // Sites, the path points of spatial tendons.
+  for (std::size_t i = 0; i < nb; ++i)
+    for (const auto& [name, pos] : bodies_[i].sites) {
+      const int id = builder_.add_site({prefixed(name), bodies_[i].builder_index, pos});
+      site_body_.resize(static_cast<std::size_t>(id) + 1, 0);
+      site_body_[static_cast<std::size_t>(id)] = bodies_[i].builder_index;
+      if (!name.empty()) site_by_name_[prefixed(name)] = id;
+    }
   // MuJoCo filters contacts within one weld group (bodies rigidly attached to each other) and,
   // with filterparent, between a weld group and its parent's weld group when neither is the
   // world. ModelBuilder filters only direct parent-child pairs: add the rest as exclusions.

@@ -206,13 +206,15 @@ void MjcfImporter::read_option(const Node& n) {
     builder_.set_timestep(v[0]);
   }
   if (import::read_numbers(f, n.el, "gravity", 3, 3, v)) builder_.set_gravity({v[0], v[1], v[2]});
-  for (const char* a : {"density", "viscosity"}) {
-    double x = 0;
-    if (import::read_double(f, n.el, a, x) && x != 0)
-      unsupported(n, std::string("option ") + a, "fluid forces have no counterpart in the model");
-  }
-  if (import::read_numbers(f, n.el, "wind", 3, 3, v) && (v[0] != 0 || v[1] != 0 || v[2] != 0))
-    unsupported(n, "option wind", "fluid forces have no counterpart in the model");
+  // The fluid (kernels/fluid_forces.hpp): density, viscosity, wind.
+  double density = 0, viscosity = 0;
+  Vec3d wind{0, 0, 0};
+  import::read_double(f, n.el, "density", density);
+  import::read_double(f, n.el, "viscosity", viscosity);
+  if (import::read_numbers(f, n.el, "wind", 3, 3, v)) wind = {v[0], v[1], v[2]};
+  if (density < 0 || viscosity < 0) fail(where(n), "option density and viscosity must be non-negative");
+  if (n.el->Attribute("density") || n.el->Attribute("viscosity") || n.el->Attribute("wind"))
+    builder_.set_fluid(density, viscosity, wind);
   std::string solver_attrs;
   for (const tinyxml2::XMLAttribute* a = n.el->FirstAttribute(); a; a = a->Next()) {
     const std::string name = a->Name();
@@ -447,6 +449,11 @@ void MjcfImporter::apply_geom(const Node& n, GeomAttrs& g) {
   if (n.el->Attribute("hfield")) g.mesh = n.el->Attribute("hfield");
   import::read_string(n.el, "shellinertia", g.shellinertia);
   import::read_string(n.el, "fluidshape", g.fluidshape);
+  {
+    std::vector<double> fc;
+    if (import::read_numbers(file(n), n.el, "fluidcoef", 5, 5, fc))
+      for (std::size_t k = 0; k < 5; ++k) g.fluidcoef[k] = fc[k];
+  }
   check_attributes(n, {"name",     "class",     "type",       "contype",   "conaffinity", "condim",  "group",
                        "priority", "size",      "material",   "friction",  "mass",        "density", "shellinertia",
                        "solmix",   "solref",    "solimp",     "margin",    "gap",         "fromto",  "pos",

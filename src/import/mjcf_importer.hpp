@@ -86,6 +86,7 @@ struct GeomAttrs {
   Vec3d pos{0, 0, 0};
   Orientation orient;
   std::string mesh, shellinertia, fluidshape;
+  std::array<double, 5> fluidcoef{0.5, 0.25, 1.5, 1.0, 1.0};  // MuJoCo's defaults
 };
 
 // MuJoCo's actuator parameters after the shortcut elements (motor/position/velocity/general)
@@ -99,6 +100,10 @@ struct ActAttrs {
   double biasprm[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   double inheritrange = 0, dampratio = 0;
   bool timeconst = false;
+  double dynprm[3] = {1, 0, 0};
+  int actlimited = -1, actearly = 0;
+  double actrange[2] = {0, 0};
+  double lengthrange[2] = {0, 0};
 };
 
 struct DefaultClass {
@@ -131,6 +136,8 @@ struct PBody {
   std::vector<JointSpec> joints;
   std::vector<const Node*> joint_nodes;
   std::vector<PGeom> geoms;
+  std::vector<std::pair<std::string, Vec3d>> sites;  // name, position in the body frame
+  double gravcomp = 0;
   int builder_index = 0;
 };
 
@@ -159,6 +166,7 @@ class MjcfImporter {
     read_tendons(root);
     read_equalities(root);
     read_actuators(root);
+    apply_actuator_force_ranges();
     read_keyframes(root, report);
     rep_.flush(report);
   }
@@ -195,6 +203,18 @@ class MjcfImporter {
   };
   std::map<std::string, JointRef> joint_by_name_;
   std::map<std::string, int> tendon_by_name_;  // builder index
+  std::map<std::string, int> site_by_name_;    // builder index
+  std::vector<int> site_body_, geom_body_;     // builder body of each builder site / geom
+  // actuatorfrcrange of joints (by prefixed name) and tendons (by builder index), and whether a
+  // joint has actuatorgravcomp: applied to the actuators by apply_actuator_force_ranges.
+  struct ForceRange {
+    double lo = 0, hi = 0;
+    const Node* node = nullptr;
+    bool gravcomp = false, limited = false;
+  };
+  std::map<std::string, ForceRange> joint_frcrange_;
+  std::map<int, ForceRange> tendon_frcrange_;
+  void apply_actuator_force_ranges();
   int nq_ = 0, nu_ = 0;
   std::vector<double> qpos0_;
   std::vector<std::pair<int, int>> quat_adr_;  // (qpos address in this file, joint type)
@@ -262,9 +282,18 @@ class MjcfImporter {
     bool has_range = false;
     double stiffness = 0, damping = 0, frictionloss = 0, armature = 0;
     double springlength[2] = {-1, -1};
+    int actuatorfrclimited = -1;  // -1 auto
+    double actuatorfrcrange[2] = {0, 0};
   };
+  // The tendon properties shared by fixed and spatial tendons (limits, spring with its dead
+  // band, damping, armature, dry friction, actuator force range).
+  void set_tendon_properties(const Node& c, const std::string& label, const TendonAttrs& a, TendonSpec& ts);
+  void record_tendon_force_range(const Node& c, const TendonAttrs& a, int id);
   void apply_tendon(const Node& n, TendonAttrs& a);
   void read_tendons(const Node& root);
+  // Spatial tendon (<tendon><spatial>, kernels/spatial_tendon.hpp): a path of sites, with
+  // sphere/cylinder geoms (and their sidesites) between two sites and pulleys.
+  void read_spatial_tendon(const Node& c);
   // Equality constraints: joint (polynomial coupler), connect (ball) and weld, as SAP
   // holonomic constraints whose compliance follows solref (docs/model-import.md).
   struct EqAttrs {

@@ -9,7 +9,10 @@
 //                    servos on tendons (§12, §13)
 #pragma once
 
+#include "kernels/dynamics.hpp"
 #include "kernels/sap_constraints.hpp"
+#include "kernels/spatial_tendon.hpp"
+#include "kernels/tendon_coupling.hpp"
 #include "kernels/step_params.hpp"
 #include "kernels/team_scan.hpp"
 #include "sap/contacts.hpp"
@@ -101,6 +104,8 @@ struct ConstraintSetupKernel {
                                 const Vec3<double>& x2) const;
   SAP_HD void setup_holonomic(int w) const;
   SAP_HD void insert_holonomic_entry(int w, int n, int dof, double val) const;
+  SAP_HD void add_holonomic_entry(int w, int n, int dof, double val) const;
+  SAP_HD void add_tendon_entries(int w, int n, int t, double scale) const;
 };
 
 }  // namespace sap

@@ -3,6 +3,9 @@
 #pragma once
 
 #include "kernels/kinematics.hpp"
+#include "kernels/actuator_dynamics.hpp"
+#include "kernels/passive_forces.hpp"
+#include "kernels/spatial_tendon.hpp"
 #include "sap/data.hpp"
 #include "sap/math/spatial.hpp"
 #include "sap/model.hpp"
@@ -146,9 +149,18 @@ SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cd
   bias_forces<S>(one, m, qvel, cdof, cdof_dot, cinert, cvel, cacc, cfrc, bias_out, qacc);
 }
 
+// Tendon spring force along the tendon, with MuJoCo's dead band [lower, upper] of rest lengths:
+// -k (L - upper) above it, -k (L - lower) below it, 0 inside.
+template <class S>
+SAP_HDI S tendon_spring(const ModelView& m, int t, S L) {
+  const S lo = S(m.tendon_lengthspring[2 * t]), hi = S(m.tendon_lengthspring[2 * t + 1]);
+  return -S(m.tendon_stiffness[t]) * (L > hi ? L - hi : (L < lo ? L - lo : S(0)));
+}
+
 // Joint springs: -stiffness (q - springref) on hinge and slide joints, dofs strided over the
 // team; fixed-tendon springs (a scatter onto their joints' dofs) on lane 0 after a barrier.
-// The caller syncs afterwards.
+// Ball/free joint springs and spatial-tendon springs are stage 1b's (kernels/actuation.hpp,
+// extra_spring_forces). The caller syncs afterwards.
 template <class S, class Team>
 SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, double* spring_out) {
   for (int i = team.rank(); i < m.nv; i += team.size()) {
@@ -161,17 +173,34 @@ SAP_HD void spring_forces(Team& team, const ModelView& m, const double* qpos, do
   if (m.ntendon == 0) return;
   team.sync();
   if (team.rank() != 0) return;  // one-lane: fixed-tendon springs (scatter over the tendons' joints)
-  // Fixed-tendon springs: J_t^T (-k (L - lengthspring)), L = sum c_k q_k.
+  // Fixed-tendon springs: J_t^T f, f = tendon_spring(L), L = sum c q.
   for (int t = 0; t < m.ntendon; ++t) {
-    if (m.tendon_stiffness[t] == 0) continue;
-    const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+    if (m.tendon_stiffness[t] == 0 || tendon_is_spatial(m, t)) continue;
     S L = S(0);
-    for (int k = adr; k < adr + num; ++k) L += S(m.wrap_coef[k]) * S(qpos[m.jnt_qposadr[m.wrap_jntid[k]]]);
-    const S f = -S(m.tendon_stiffness[t]) * (L - S(m.tendon_lengthspring[t]));
-    for (int k = adr; k < adr + num; ++k) {
-      const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-      spring_out[dof] = double(S(spring_out[dof]) + S(m.wrap_coef[k]) * f);
-    }
+    for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k)
+      L += S(m.wrap_prm[k]) * S(qpos[m.jnt_qposadr[m.wrap_objid[k]]]);
+    const S f = tendon_spring<S>(m, t, L);
+    for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { spring_out[dof] = double(S(spring_out[dof]) + S(c) * f); });
+  }
+}
+
+// The springs spring_forces leaves to stage 1b, added to qfrc: ball and free joints (MuJoCo's
+// spring toward qpos0: -k log(q0^-1 q) on the rotation, -k (p - p0) on a free joint's position;
+// kernels/passive_forces.hpp) and spatial tendons (J_t^T tendon_spring(L)).
+template <class S>
+SAP_HD void extra_spring_forces(const ModelView& m, const double* qpos, const double* ten_length,
+                                const double* ten_moment, double* qfrc) {
+  for (int j = 0; j < m.njnt; ++j) {
+    const int type = m.jnt_type[j];
+    if ((type != kJointBall && type != kJointFree) || m.jnt_stiffness[j] == 0) continue;
+    double f[6];
+    ball_free_spring<S>(type, S(m.jnt_stiffness[j]), qpos + m.jnt_qposadr[j], m.qpos0 + m.jnt_qposadr[j], f);
+    for (int k = 0; k < joint_nv(type); ++k) qfrc[m.jnt_dofadr[j] + k] += f[k];
+  }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (m.tendon_stiffness[t] == 0 || !tendon_is_spatial(m, t)) continue;
+    const S f = tendon_spring<S>(m, t, S(ten_length[t]));
+    for_each_tendon_dof(m, t, ten_moment, [&](int dof, double c) { qfrc[dof] = double(S(qfrc[dof]) + S(c) * f); });
   }
 }
 
@@ -181,11 +210,66 @@ SAP_HD void spring_forces(const ModelView& m, const double* qpos, double* spring
   spring_forces<S>(one, m, qpos, spring_out);
 }
 
-// Feed-forward generalized force of motor actuators: gear * clamp(clamp(ctrl, ctrlrange), forcerange).
+// Actuator u's activation after a step of h from act with the clamped ctrl c of the step's start.
 template <class S>
-SAP_HDI S motor_force(const ModelView& m, int u, double ctrl) {
-  S c = S(ctrl);
+SAP_HDI S next_activation_of(const ModelView& m, int u, S c, S act, double h) {
+  const double* dynprm = m.actuator_dynprm + 3 * u;
+  const S act_dot = activation_rate<S>(m.actuator_dyntype[u], dynprm, c, act);
+  return next_activation<S>(m.actuator_dyntype[u], dynprm, m.actuator_actlimited[u] ? m.actuator_actrange + 2 * u : nullptr,
+                            act, act_dot, S(h));
+}
+template <class S>
+SAP_HDI double next_activation_of(const ModelView& m, int u, const double* ctrl, double act, double h) {
+  S c = S(ctrl[u]);
   if (m.actuator_ctrllimited[u]) c = clamp_(c, S(m.actuator_ctrlrange[2 * u]), S(m.actuator_ctrlrange[2 * u + 1]));
+  return double(next_activation_of<S>(m, u, c, S(act), h));
+}
+
+// The input of actuator u's law (motor force, servo target, muscle activation) as the free
+// motion and constraint setup read it: ctrl clamped to ctrlrange, or, in a model with
+// activation dynamics, stage 1b's act_input (the activation, the one after the step with
+// actearly; kernels/actuation.hpp).
+template <class S>
+SAP_HDI S actuator_law_input(const ModelView& m, int u, const double* ctrl, const double* act_input) {
+  if (m.na > 0) return S(act_input[u]);
+  S c = S(ctrl[u]);
+  if (m.actuator_ctrllimited[u]) c = clamp_(c, S(m.actuator_ctrlrange[2 * u]), S(m.actuator_ctrlrange[2 * u + 1]));
+  return c;
+}
+
+// A muscle's generalized force (MuJoCo's muscle, kernels/actuator_dynamics.hpp), added to qfrc:
+// actuator length l = gear q (joint) or gear L (tendon), l' its rate, force = clamp(gain(l, l')
+// act + bias(l), forcerange), qfrc += gear J^T force.
+template <class S>
+SAP_HD void add_muscle_force(const ModelView& m, int u, const double* qpos, const double* qvel, S input,
+                             const double* ten_length, const double* ten_moment, double* qfrc) {
+  const S gear = S(m.actuator_gear[u]);
+  const int t = m.actuator_tendonid[u];
+  S length, velocity = S(0);
+  if (t < 0) {
+    const int dof = m.actuator_dofadr[u];
+    length = gear * S(qpos[m.jnt_qposadr[m.dof_jntid[dof]]]);
+    velocity = gear * S(qvel[dof]);
+  } else {
+    length = gear * tendon_length<S>(m, t, qpos, ten_length);
+    for_each_tendon_dof(m, t, ten_moment, [&](int dof, double c) { velocity += gear * S(c) * S(qvel[dof]); });
+  }
+  const double* prm = m.actuator_muscleprm + 9 * u;
+  S f = actuator_gain_bias_force<S>(kGainMuscle, prm, kBiasMuscle, prm, length, velocity, m.actuator_lengthrange + 2 * u,
+                                    S(m.actuator_acc0[u]), input);
+  if (m.actuator_forcelimited[u]) f = clamp_(f, S(m.actuator_forcerange[2 * u]), S(m.actuator_forcerange[2 * u + 1]));
+  if (t < 0) {
+    const int dof = m.actuator_dofadr[u];
+    qfrc[dof] = double(S(qfrc[dof]) + gear * f);
+  } else {
+    for_each_tendon_dof(m, t, ten_moment, [&](int dof, double c) { qfrc[dof] = double(S(qfrc[dof]) + gear * S(c) * f); });
+  }
+}
+
+// Feed-forward generalized force of motor actuators: gear * clamp(input, forcerange).
+template <class S>
+SAP_HDI S motor_force(const ModelView& m, int u, S input) {
+  S c = input;
   if (m.actuator_forcelimited[u]) c = clamp_(c, S(m.actuator_forcerange[2 * u]), S(m.actuator_forcerange[2 * u + 1]));
   return S(m.actuator_gear[u]) * c;
 }

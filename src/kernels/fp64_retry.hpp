@@ -94,11 +94,13 @@ struct RetryMergeKernel {
   int* status;           // per world
   int* retries;          // per world
   int* rescued;          // per world
+  int na = 0;            // activations
   SAP_HD void operator()(int s, int) const {
     const int w = world_of[s];
     if (w < 0) return;
     for (int i = 0; i < nq; ++i) out.qpos(w)[i] = trial.qpos(s)[i];
     for (int i = 0; i < nv; ++i) out.qvel(w)[i] = trial.qvel(s)[i];
+    for (int i = 0; i < na; ++i) out.act(w)[i] = trial.act(s)[i];
     status[w] = status64[s] | kStatusFp64Retry;
     retries[w] += 1;
     if (!(status64[s] & (kStatusFp64RetryOn | kStatusFailed))) rescued[w] += 1;

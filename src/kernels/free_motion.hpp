@@ -110,8 +110,9 @@ struct FreeMotionKernel {
     return v;
   }
 
-  // M (rows in parallel, then symmetrised) and A = M + h D, plus tendon damping h b J_t^T J_t,
-  // in storage T (M and A may share it: A[ij] is computed from M[ij] only).
+  // M (rows in parallel, then symmetrised) and A = M + h D, plus the fixed tendons' armature
+  // and damping (a + h b) J_t^T J_t and the spatial tendons' (stage 1b's ten_A), in storage T
+  // (M and A may share it: A[ij] is computed from M[ij] only).
   template <class Team, class T>
   SAP_HD void assemble_A(int w, Team& team, const DataView& dw, T* M, T* A) const {
     const int nv = m.nv, ld = m.nv_pad;
@@ -124,23 +125,27 @@ struct FreeMotionKernel {
         if (A != M)
           for (int j = 0; j < ld; ++j) A[i * ld + j] = M[i * ld + j];
         if (i < nv) A[i * ld + i] = T(S(M[i * ld + i]) + S(h) * S(m.dof_damping[i]));
+        if (m.nten_A > 0)
+          for (int j = 0; j < ld; ++j) A[i * ld + j] = T(S(A[i * ld + j]) + S(d.ten_A(w)[i * ld + j]));
       }
     } else {  // entries strided over the lanes (coalesced)
       for (int idx = team.rank(); idx < ld * ld; idx += team.size()) {
         const int i = idx / ld, j = idx % ld;
         A[idx] = (i == j && i < nv) ? T(S(M[idx]) + S(h) * S(m.dof_damping[i])) : M[idx];
+        if (m.nten_A > 0) A[idx] = T(S(A[idx]) + S(d.ten_A(w)[idx]));
       }
     }
     team.sync();
-    if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: tendon damping in A (a scatter)
-      for (int t = 0; t < m.ntendon; ++t) {  // h b J_t^T J_t (both triangles: A is full)
-        if (m.tendon_damping[t] == 0) continue;
-        const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-        for (int a = adr; a < adr + num; ++a)
-          for (int b = adr; b < adr + num; ++b) {
-            const int idx = m.jnt_dofadr[m.wrap_jntid[a]] * ld + m.jnt_dofadr[m.wrap_jntid[b]];
-            A[idx] = T(S(A[idx]) + S(h) * S(m.tendon_damping[t]) * S(m.wrap_coef[a]) * S(m.wrap_coef[b]));
-          }
+    if (m.ntendon > 0 && team.rank() == 0) {  // one-lane: fixed-tendon armature and damping in A (a scatter)
+      for (int t = 0; t < m.ntendon; ++t) {  // (a + h b) J_t^T J_t (both triangles: A is full)
+        const S k = S(m.tendon_armature[t]) + S(h) * S(m.tendon_damping[t]);
+        if (k == S(0)) continue;
+        for_each_fixed_tendon_dof(m, t, [&](int da, double ca) {
+          for_each_fixed_tendon_dof(m, t, [&](int db, double cb) {
+            const int idx = da * ld + db;
+            A[idx] = T(S(A[idx]) + k * S(ca) * S(cb));
+          });
+        });
       }
     }
     if (m.ntendon > 0) team.sync();
@@ -167,36 +172,35 @@ struct FreeMotionKernel {
     const double* applied = control.qfrc_applied(w);
     for (int i = team.rank(); i < nv; i += team.size())
       k0[i] = double(S(applied[i]) + S(dw.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
+    if (m.nqfrc_extra > 0)  // stage 1b's explicit forces (kernels/actuation.hpp) at v_n
+      for (int i = team.rank(); i < nv; i += team.size()) k0[i] = double(S(k0[i]) + S(d.qfrc_extra(w)[i]));
     bool has_scatter = m.ntendon > 0;
     for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
     if (has_scatter) {
       team.sync();
       if (team.rank() == 0) {  // one-lane: motor forces and tendon damping (scatter onto dofs)
+        // Motors on dofs and fixed tendons (spatial tendons' motors: stage 1b).
         const double* ctrl = control.ctrl(w);
         for (int u = 0; u < m.nu; ++u)
           if (m.actuator_type[u] == kActMotor) {
             const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
+            const S f = motor_force<S>(m, u, actuator_law_input<S>(m, u, ctrl, d.act_input(w)));
             if (t < 0) {
               const int dof = m.actuator_dofadr[u];
-              k0[dof] = double(S(k0[dof]) + motor_force<S>(m, u, ctrl[u]));
+              k0[dof] = double(S(k0[dof]) + f);
             } else {  // tendon transmission: J_t^T (gear ctrl)
-              const S f = motor_force<S>(m, u, ctrl[u]);
-              for (int k = m.tendon_adr[t]; k < m.tendon_adr[t] + m.tendon_num[t]; ++k) {
-                const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-                k0[dof] = double(S(k0[dof]) + S(m.wrap_coef[k]) * f);
-              }
+              for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { k0[dof] = double(S(k0[dof]) + S(c) * f); });
             }
           }
-        // Tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as dof_damping).
+        // Fixed-tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as
+        // dof_damping; spatial tendons: stage 1b).
         for (int t = 0; t < m.ntendon; ++t) {
           if (m.tendon_damping[t] == 0) continue;
-          const int adr = m.tendon_adr[t], num = m.tendon_num[t];
           S Ld = S(0);
-          for (int k = adr; k < adr + num; ++k) Ld += S(m.wrap_coef[k]) * S(qvel[m.jnt_dofadr[m.wrap_jntid[k]]]);
-          for (int k = adr; k < adr + num; ++k) {
-            const int dof = m.jnt_dofadr[m.wrap_jntid[k]];
-            k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(m.wrap_coef[k]) * Ld);
-          }
+          for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { Ld += S(c) * S(qvel[dof]); });
+          for_each_fixed_tendon_dof(m, t, [&](int dof, double c) {
+            k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(c) * Ld);
+          });
         }
       }
     }

@@ -134,16 +134,13 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_holonomic(int w) const {
   // tau_d = h, beta = limit_near_rigid_threshold, window 2 h max(|dL/dt|, |J v*|)).
   for (int t = 0; t < m.ntendon; ++t) {
     if (!m.tendon_limited[t]) continue;
-    const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-    double L = 0, Ld = 0, Ls = 0, wgt = 0;
-    for (int k = adr; k < adr + num; ++k) {
-      const int j = m.wrap_jntid[k], dof = m.jnt_dofadr[j];
-      const double c = m.wrap_coef[k];
-      L += c * qpos[m.jnt_qposadr[j]];
+    const double L = tendon_length<double>(m, t, qpos, d.ten_length(w));
+    double Ld = 0, Ls = 0, wgt = 0;
+    for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) {
       Ld += c * qvel[dof];
       Ls += c * d.v_star(w)[dof];
       wgt += c * c / A[dof * ld + dof];
-    }
+    });
     const double window = 2.0 * h * max_(abs_(Ld), abs_(Ls));
     const double beta = p.config.limit_near_rigid_threshold;
     const double R = max_(beta * beta / (4 * kPi * kPi) * wgt, 1.0 / (h * p.config.limit_stiffness * (2 * h)));
@@ -152,8 +149,7 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_holonomic(int w) const {
       const double gap = side == 0 ? L - lo : hi - L;
       if (!(gap <= window) || n >= cap) continue;
       s.hol_jac_n(w)[n] = 0;
-      for (int k = adr; k < adr + num; ++k)
-        insert_holonomic_entry(w, n, m.jnt_dofadr[m.wrap_jntid[k]], (side == 0 ? 1.0 : -1.0) * m.wrap_coef[k]);
+      add_tendon_entries(w, n, t, side == 0 ? 1.0 : -1.0);
       n = put_holonomic_params(w, n, R, -gap / (2 * h), 0.0, inf);
     }
   }
@@ -175,6 +171,16 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_holonomic(int w) const {
       s.hol_jac_n(w)[n] = 0;
       insert_holonomic_entry(w, n, m.jnt_dofadr[j1], 1.0);
       if (j2 >= 0 && dpoly != 0) insert_holonomic_entry(w, n, m.jnt_dofadr[j2], -dpoly);
+    } else if (type == kEqTendon) {  // kernels/tendon_coupling.hpp: row J1 - p'(x) J2
+      const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
+      const double* tl = d.ten_length(w);
+      const TendonCouplingRow<double> r = tendon_coupling<double>(
+          tendon_length<double>(m, t1, qpos, tl), ed[5], t2 >= 0, t2 >= 0 ? tendon_length<double>(m, t2, qpos, tl) : 0.0,
+          ed[6], ed);
+      g[0] = r.g;
+      s.hol_jac_n(w)[n] = 0;
+      add_tendon_entries(w, n, t1, 1.0);
+      if (t2 >= 0 && r.slope != 0) add_tendon_entries(w, n, t2, -r.slope);
     } else {
       const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
       const Vec3<double> p1 = Vec3<double>::load(d.xpos(w) + 3 * b1), p2 = Vec3<double>::load(d.xpos(w) + 3 * b2);
@@ -243,27 +249,60 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_holonomic(int w) const {
     friction_loss_params<double>(h, f, p.config.sigma, 1.0 / A[dof * ld + dof], &R, &lo, &hi);
     n = put_holonomic_params(w, n, R, 0.0, lo, hi);
   }
-  // Servos on fixed tendons: the PD row of setup_pd on the tendon length L = J_t q, vc = J_t v;
+  // Dry tendon friction (tendon_frictionloss f > 0, MuJoCo's tendon frictionloss): the same box
+  // row on vc = J_t v (dL/dt), R = sigma w with the tendon's inverse effective mass
+  // w = sum c^2 / A_jj.
+  for (int t = 0; t < m.ntendon && n < cap; ++t) {
+    const double f = m.tendon_frictionloss[t];
+    if (!(f > 0)) continue;
+    double wgt = 0;
+    s.hol_jac_n(w)[n] = 0;
+    for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) {
+      wgt += c * c / A[dof * ld + dof];
+      insert_holonomic_entry(w, n, dof, c);
+    });
+    double R, lo, hi;
+    friction_loss_params<double>(h, f, p.config.sigma, wgt, &R, &lo, &hi);
+    n = put_holonomic_params(w, n, R, 0.0, lo, hi);
+  }
+  // Servos on tendons: the PD row of setup_pd on the tendon length L = J_t q, vc = J_t v;
   // the gain clamp uses the tendon's effective mass 1/w, w = sum c^2 / A_jj.
   for (int u = 0; u < m.nu && n < cap; ++u) {
     const int t = m.actuator_tendonid[u], type = m.actuator_type[u];
-    if (t < 0 || type == kActMotor) continue;
-    const int adr = m.tendon_adr[t], num = m.tendon_num[t];
-    double L = 0, wgt = 0;
+    if (t < 0 || !actuator_is_servo(type)) continue;
+    const double L = tendon_length<double>(m, t, qpos, d.ten_length(w));
+    double wgt = 0;
     s.hol_jac_n(w)[n] = 0;
-    for (int k = adr; k < adr + num; ++k) {
-      const int j = m.wrap_jntid[k], dof = m.jnt_dofadr[j];
-      const double c = m.wrap_coef[k];
-      L += c * qpos[m.jnt_qposadr[j]];
+    for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) {
       wgt += c * c / A[dof * ld + dof];
       insert_holonomic_entry(w, n, dof, c);
-    }
+    });
     double* hp = s.hol_param(w) + kNumHolonomicParams * n;
     hp[kHolKind] = kHolKindPd;
     pd_row_params(w, u, 1.0 / wgt, L, hp + kHolPd);
     ++n;
   }
   s.hol_count(w)[0] = n;
+}
+
+// Adds scale J_t (tendon t, kernels/spatial_tendon.hpp) to row n, summing entries of a dof
+// already in the row.
+template <class Sw>
+inline SAP_HD void ConstraintSetupKernel<Sw>::add_tendon_entries(int w, int n, int t, double scale) const {
+  for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) { add_holonomic_entry(w, n, dof, scale * c); });
+}
+
+// Adds val to row n's entry of dof (inserted when absent, keeping the dofs decreasing).
+template <class Sw>
+inline SAP_HD void ConstraintSetupKernel<Sw>::add_holonomic_entry(int w, int n, int dof, double val) const {
+  int* jd = s.hol_jac_dof(w) + s.size.nhjac * n;
+  double* jv = s.hol_jac_val(w) + s.size.nhjac * n;
+  for (int i = 0; i < s.hol_jac_n(w)[n]; ++i)
+    if (jd[i] == dof) {
+      jv[i] += val;
+      return;
+    }
+  insert_holonomic_entry(w, n, dof, val);
 }
 
 // Adds (dof, val) to row n keeping the dofs decreasing.

@@ -9,6 +9,7 @@
 // momentum of a torque-free body up to the fixed-point tolerance (docs/conventions.md).
 #pragma once
 
+#include "kernels/dynamics.hpp"
 #include "sap/data.hpp"
 #include "sap/math/quat.hpp"
 #include "sap/model.hpp"
@@ -48,6 +49,7 @@ struct IntegrateKernel {
   ModelView m;
   ConstStateView state_in;      // q_n, v_n
   Slab<const double> qvel_new;  // v_{n+1} of the solve
+  Slab<const double> act_next;  // act_{n+1} (stage 1b, kernels/actuation.hpp; models with activations)
   PositionIntegrationMode mode;
   double h;
   const int* status;  // worlds with failure bits keep their state
@@ -62,11 +64,14 @@ struct IntegrateKernel {
     if (status && (status[w] & kStatusFailureMask)) {  // rejected step: keep the old state
       for (int i = 0; i < m.nq; ++i) qo[i] = qi[i];
       for (int i = 0; i < m.nv; ++i) vo[i] = vi[i];
+      for (int i = 0; i < m.na; ++i) state_out.act(w)[i] = state_in.act(w)[i];
       return;
     }
     const double* vn = qvel_new(w);
     integrate_positions(m, qi, vi, vn, mode, h, qo);
     for (int i = 0; i < m.nv; ++i) vo[i] = vn[i];
+    // Activations: stage 1b's MuJoCo Euler step of act_dot at the step's start.
+    for (int a = 0; a < m.na; ++a) state_out.act(w)[a] = act_next(w)[a];
   }
 };
 

@@ -84,7 +84,7 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_pd(int w, Team& team) const 
 // Position, velocity and pd actuators on a dof (servos on tendons are holonomic rows).
 template <class Sw>
 SAP_HDI bool ConstraintSetupKernel<Sw>::is_pd_actuator(int u) const {
-  return m.actuator_type[u] != kActMotor && m.actuator_tendonid[u] < 0;
+  return actuator_is_servo(m.actuator_type[u]) && m.actuator_tendonid[u] < 0;
 }
 
 // The PD parameters (PdParam) of actuator u acting on a coordinate x (a dof or a tendon length)
@@ -93,8 +93,8 @@ template <class Sw>
 inline SAP_HD void ConstraintSetupKernel<Sw>::pd_row_params(int w, int u, double m_eff, double x0, double* pp) const {
   const int type = m.actuator_type[u];
   const double g = world_model.actuator_gear_of(m, w)[u];
-  double ctrl = control.ctrl(w)[u];
-  if (m.actuator_ctrllimited[u]) ctrl = clamp_(ctrl, m.actuator_ctrlrange[2 * u], m.actuator_ctrlrange[2 * u + 1]);
+  // ctrl clamped to ctrlrange, or the activation (stage 1b's act_input; kernels/dynamics.hpp).
+  const double ctrl = actuator_law_input<double>(m, u, control.ctrl(w), d.act_input(w));
   double Kp = type == kActVelocity ? 0.0 : g * g * world_model.actuator_kp_of(m, w)[u];
   double Kd = g * g * world_model.actuator_kd_of(m, w)[u];
   pd_near_rigid_clamp<double>(p.h, p.config.pd_near_rigid_threshold, m_eff, &Kp, &Kd);

@@ -41,6 +41,10 @@ struct SolverLaunch {
   // kStatusSkipped are not computed (here, in free motion and in constraint setup).
   virtual void kinematics(Precision p, bool poses_given, int nworld, const ModelView& m, Slab<const double> qpos,
                           const DataView& d, const int* status) = 0;
+  // Spatial tendons and the explicit forces of fluids and muscles (stage 1b, kernels/actuation.hpp),
+  // in precision p; only for models that have them.
+  virtual void actuation(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
+                         const DataView& d, double h, const int* status) = 0;
   // A = M + hD and v* (stage 1), in precision p.
   virtual void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                            const DataView& d, double h, int coriolis_passes, int* status) = 0;
@@ -66,9 +70,11 @@ struct SolverLaunch {
                            const SolveView& s, const StepParams& p, int* status, const int* solve_ok) = 0;
   virtual void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                              const SolveView& s, const StepParams& p, int* status) = 0;
-  // q_{n+1} from q_n, v_n and v_{n+1} (stage 4); worlds with failure bits keep their state.
-  virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, StateView out,
-                         PositionIntegrationMode mode, double h, const int* status) = 0;
+  // q_{n+1} from q_n, v_n and v_{n+1}, act_{n+1} = stage 1b's act_next (stage 4); worlds with
+  // failure bits keep their state.
+  virtual void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new,
+                         Slab<const double> act_next, StateView out, PositionIntegrationMode mode, double h,
+                         const int* status) = 0;
 };
 
 // ---------------------------------------------------------------- collision (CollisionPipeline)

@@ -5,6 +5,7 @@
 // (launch/reference_solve.hpp for the host executors, cuda/backend_cuda.cu for CUDA).
 #pragma once
 
+#include "kernels/actuation.hpp"
 #include "kernels/free_motion.hpp"
 #include "kernels/integrate.hpp"
 #include "launch/launches.hpp"
@@ -20,6 +21,12 @@ class SolverLaunchImpl final : public SolverLaunch {
                   const DataView& d, const int* status) override {
     if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, poses_given, d, status});
     else run_teams(nworld, KinematicsKernel<double>{m, qpos, poses_given, d, status});
+  }
+
+  void actuation(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
+                 const DataView& d, double h, const int* status) override {
+    if (p == Precision::F32) run_teams(nworld, ActuationKernel<float>{m, in, control, h, status, d});
+    else run_teams(nworld, ActuationKernel<double>{m, in, control, h, status, d});
   }
 
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
@@ -72,9 +79,9 @@ class SolverLaunchImpl final : public SolverLaunch {
     split_phase<NewtonFinishKernel>(objective, nworld, m, in, d, s, p, status);
   }
 
-  void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, StateView out,
-                 PositionIntegrationMode mode, double h, const int* status) override {
-    parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, mode, h, status, out});
+  void integrate(int nworld, const ModelView& m, ConstStateView in, Slab<const double> v_new, Slab<const double> act_next,
+                 StateView out, PositionIntegrationMode mode, double h, const int* status) override {
+    parallel_for(exec_, nworld, 1, IntegrateKernel{m, in, v_new, act_next, mode, h, status, out});
   }
 
  private:

@@ -8,6 +8,7 @@ State::State(const Model& m, int nworld, Backend b) : nworld_(nworld), backend_(
   if (nworld <= 0) throw std::runtime_error("State: nworld must be positive, got " + std::to_string(nworld));
   qpos.allocate(b, nworld, static_cast<std::size_t>(m.nq));
   qvel.allocate(b, nworld, static_cast<std::size_t>(m.nv));
+  act.allocate(b, nworld, static_cast<std::size_t>(m.na));
   reset(m);
 }
 
@@ -19,11 +20,13 @@ void State::reset(const Model& m) {
           m.qpos0[static_cast<std::size_t>(i)];
   qpos.buffer().upload(q);
   qvel.buffer().zero();
+  act.buffer().zero();
 }
 
 void State::copy_from(const State& o) {
   qpos.buffer().copy_from(o.qpos.buffer());
   qvel.buffer().copy_from(o.qvel.buffer());
+  act.buffer().copy_from(o.act.buffer());
 }
 
 Control::Control(const Model& m, int nworld, Backend b) {
@@ -35,7 +38,8 @@ Control::Control(const Model& m, int nworld, Backend b) {
 
 Data::Data(const Model& model, int nworld, Backend b, const DataLayout& layout) : nworld_(nworld), layout_(layout) {
   const DataSizes s = DataSizes::of(model.view());
-  const int nbody = s.nbody, njnt = s.njnt, nv = s.nv, nv_pad = s.nv_pad;
+  const int nbody = s.nbody, njnt = s.njnt, nv = s.nv, nv_pad = s.nv_pad, ntendata = s.ntendata,
+            nqfrc_extra = s.nqfrc_extra, nten_A = s.nten_A, nuact = s.nuact, na = s.na;
   (void)njnt;
 #define SAP_X(name, type, count) name.allocate(b, nworld, static_cast<std::size_t>(count));
   SAP_DATA_ARRAYS(SAP_X)

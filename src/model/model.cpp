@@ -44,6 +44,7 @@ const char* actuator_type_name(int t) {
     case kActPosition: return "position";
     case kActVelocity: return "velocity";
     case kActPD: return "pd";
+    case kActMuscle: return "muscle";
   }
   return "unknown";
 }
@@ -135,7 +136,19 @@ ModelView Model::view() const {
   v.nmeshedge = nmeshedge;
   v.nhfield = nhfield;
   v.nhfielddata = nhfielddata;
+  v.nfluidbody = nfluidbody;
+  v.nsite = nsite;
+  v.ntendata = ntendata;
+  v.na = na;
+  v.nqfrc_extra = nqfrc_extra;
+  v.nten_A = nten_A;
+  v.ngravcomp = ngravcomp;
+  v.nuact = nuact;
+  v.nfluidgeom = nfluidgeom;
   for (int k = 0; k < 3; ++k) v.gravity[k] = gravity[static_cast<std::size_t>(k)];
+  v.fluid_density = fluid_density;
+  v.fluid_viscosity = fluid_viscosity;
+  for (int k = 0; k < 3; ++k) v.fluid_wind[k] = fluid_wind[static_cast<std::size_t>(k)];
 #define SAP_X(name, type, count) v.name = name.empty() ? nullptr : name.data();
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X
@@ -283,11 +296,35 @@ void Model::validate() const {
   for (int t = 0; t < ntendon; ++t) {
     const int adr = ati(tendon_adr, t), num = ati(tendon_num, t);
     if (adr < 0 || num < 1 || adr + num > nwrap) fail(quoted(tendon_names, t, "tendon") + ": wrap range out of bounds");
+    if (ati(wrap_type, adr) != kWrapJoint) {  // spatial: site ... site, geoms between sites, pulleys
+      const std::string who = quoted(tendon_names, t, "spatial tendon");
+      if (ntendata != ntendon) fail(who + ": ntendata must equal ntendon when a tendon is spatial");
+      auto site = [&](int k) { return ati(wrap_type, k) == kWrapSite && ati(wrap_objid, k) >= 0 && ati(wrap_objid, k) < nsite; };
+      if (!site(adr) || !site(adr + num - 1)) fail(who + ": the path must start and end at a site");
+      for (int k = adr; k < adr + num; ++k) {
+        const int type = ati(wrap_type, k), obj = ati(wrap_objid, k);
+        if (type == kWrapSphere || type == kWrapCylinder) {
+          if (obj < 0 || obj >= ngeom || !site(k - 1) || !site(k + 1))
+            fail(who + ": a wrapping geom must be a geom between two sites");
+          const int side = static_cast<int>(std::lround(at(wrap_prm, k)));
+          if (side < -1 || side >= nsite) fail(who + ": sidesite out of range");
+          if (!(geom_size[3 * static_cast<std::size_t>(obj)] > 0)) fail(who + ": wrapping radius must be positive");
+        } else if (type == kWrapPulley) {
+          if (!(at(wrap_prm, k) > 0)) fail(who + ": pulley divisor must be positive");
+        } else if (type != kWrapSite) {
+          fail(who + ": unknown path element");
+        } else if (!site(k)) {
+          fail(who + ": site out of range");
+        }
+      }
+      continue;
+    }
     for (int k = adr; k < adr + num; ++k) {
-      if (!one_dof(ati(wrap_jntid, k))) fail(quoted(tendon_names, t, "tendon") + ": joints must be hinge or slide");
-      if (!std::isfinite(at(wrap_coef, k))) fail(quoted(tendon_names, t, "tendon") + ": coefficient is not finite");
+      if (ati(wrap_type, k) != kWrapJoint) fail(quoted(tendon_names, t, "tendon") + ": a fixed tendon has only joints");
+      if (!one_dof(ati(wrap_objid, k))) fail(quoted(tendon_names, t, "tendon") + ": joints must be hinge or slide");
+      if (!std::isfinite(at(wrap_prm, k))) fail(quoted(tendon_names, t, "tendon") + ": coefficient is not finite");
       for (int l = adr; l < k; ++l)
-        if (ati(wrap_jntid, l) == ati(wrap_jntid, k))
+        if (ati(wrap_objid, l) == ati(wrap_objid, k))
           fail(quoted(tendon_names, t, "tendon") + ": a joint appears twice");
     }
     if (ati(tendon_limited, t) &&
@@ -296,6 +333,15 @@ void Model::validate() const {
     if (at(tendon_stiffness, t) < 0 || at(tendon_damping, t) < 0)
       fail(quoted(tendon_names, t, "tendon") + ": stiffness and damping must be non-negative");
   }
+  for (int t = 0; t < ntendon; ++t) {  // every tendon, fixed or spatial
+    const std::string who = quoted(tendon_names, t, "tendon");
+    if (!(at(tendon_armature, t) >= 0) || !(at(tendon_frictionloss, t) >= 0))
+      fail(who + ": armature and frictionloss must be non-negative");
+    if (!(tendon_lengthspring[2 * static_cast<std::size_t>(t)] <= tendon_lengthspring[2 * static_cast<std::size_t>(t) + 1]))
+      fail(who + ": spring dead band lower bound exceeds upper bound");
+  }
+  for (int b = 0; b < ngravcomp; ++b)
+    if (!std::isfinite(at(body_gravcomp, b))) fail(quoted(body_names, b, "body") + ": gravcomp is not finite");
   for (int e = 0; e < neq; ++e) {
     const int t = ati(eq_type, e), o1 = ati(eq_obj1id, e), o2 = ati(eq_obj2id, e);
     const std::string who = quoted(eq_names, e, "equality");
@@ -303,6 +349,9 @@ void Model::validate() const {
       if (!one_dof(o1)) fail(who + ": joint 1 must be a hinge or slide joint");
       if (o2 != -1 && !one_dof(o2)) fail(who + ": joint 2 must be a hinge or slide joint");
       if (o1 == o2) fail(who + ": joint 1 and joint 2 must differ");
+    } else if (t == kEqTendon) {
+      if (o1 < 0 || o1 >= ntendon || o2 < -1 || o2 >= ntendon) fail(who + ": tendon index out of range");
+      if (o1 == o2) fail(who + ": tendon 1 and tendon 2 must differ");
     } else if (t == kEqConnect || t == kEqWeld) {
       if (o1 < 0 || o1 >= nbody || o2 < 0 || o2 >= nbody) fail(who + ": body index out of range");
       if (o1 == o2) fail(who + ": body 1 and body 2 must differ");

@@ -5,9 +5,70 @@
 #include <set>
 #include <stdexcept>
 
+#include <Eigen/Dense>
+
+#include "kernels/fluid_forces.hpp"
+#include "kernels/kinematics.hpp"
+#include "kernels/passive_forces.hpp"
+#include "kernels/spatial_tendon.hpp"
+#include "sap/dynamics.hpp"
 #include "sap/math/quat.hpp"
 
 namespace sap {
+
+namespace {
+// Every tendon's length at configuration q (fixed: sum coef q; spatial: kernels/spatial_tendon.hpp
+// on the body poses of q).
+std::vector<double> tendon_lengths(const Model& model, const std::vector<double>& q) {
+  const ModelView m = model.view();
+  std::vector<double> xpos(3 * static_cast<std::size_t>(m.nbody)), xquat(4 * static_cast<std::size_t>(m.nbody)),
+      xmat(9 * static_cast<std::size_t>(m.nbody)), xipos(3 * static_cast<std::size_t>(m.nbody)),
+      xanchor(3 * static_cast<std::size_t>(m.njnt)), xaxis(3 * static_cast<std::size_t>(m.njnt));
+  forward_kinematics<double>(m, q.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
+                             xaxis.data());
+  std::vector<double> L(static_cast<std::size_t>(m.ntendon), 0.0);
+  for (int t = 0; t < m.ntendon; ++t) {
+    const int adr = m.tendon_adr[t], num = m.tendon_num[t];
+    if (m.wrap_type[adr] != kWrapJoint) {
+      L[static_cast<std::size_t>(t)] = spatial_tendon_path<double>(
+          spatial_path_view(m), adr, num, xpos.data(), xmat.data(),
+          [](const PathPoint<double>&, const PathPoint<double>&, const Vec3<double>&, double) {});
+      continue;
+    }
+    for (int k = adr; k < adr + num; ++k)
+      L[static_cast<std::size_t>(t)] += m.wrap_prm[k] * q[static_cast<std::size_t>(m.jnt_qposadr[m.wrap_objid[k]])];
+  }
+  return L;
+}
+
+// MuJoCo's mass matrix at qpos0 (qM, what its compiler's dof_invweight0 and actuator_acc0 use):
+// M with the dofs' armature plus every tendon's armature a J_t^T J_t.
+Eigen::MatrixXd mass_matrix_qpos0(const Model& model) {
+  DynamicsEvaluator ev(model);
+  ev.compute(model.qpos0.data());
+  Eigen::MatrixXd M = ev.mass_matrix();
+  const ModelView m = model.view();
+  bool any = false;
+  for (int t = 0; t < m.ntendon; ++t) any |= m.tendon_armature[t] != 0;
+  if (!any) return M;
+  const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
+  std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
+      cinert(10 * nb), cdof(6 * static_cast<std::size_t>(m.nv)), ten_length(static_cast<std::size_t>(m.ntendata)),
+      ten_moment(static_cast<std::size_t>(m.ntendata) * static_cast<std::size_t>(m.nv));
+  forward_kinematics<double>(m, model.qpos0.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
+                             xaxis.data());
+  com_quantities<double>(m, xpos.data(), xmat.data(), xipos.data(), xanchor.data(), xaxis.data(), cinert.data(), cdof.data());
+  SerialTeam one;
+  tendon_kinematics<double>(one, m, xpos.data(), xmat.data(), cdof.data(), ten_length.data(), ten_moment.data());
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (m.tendon_armature[t] == 0) continue;
+    Eigen::VectorXd J = Eigen::VectorXd::Zero(m.nv);
+    for_each_tendon_dof(m, t, ten_moment.data(), [&](int dof, double c) { J[dof] += c; });
+    M += m.tendon_armature[t] * J * J.transpose();
+  }
+  return M;
+}
+}  // namespace
 
 GeomMass geom_mass_properties(int type, const Vec3d& s, double rho) {
   GeomMass g;
@@ -178,6 +239,17 @@ int ModelBuilder::add_equality(const EqualitySpec& e) {
   return static_cast<int>(equalities_.size()) - 1;
 }
 
+int ModelBuilder::add_site(const SiteSpec& s) {
+  sites_.push_back(s);
+  return static_cast<int>(sites_.size()) - 1;
+}
+
+int ModelBuilder::find_site(const std::string& name) const {
+  for (std::size_t i = 0; i < sites_.size(); ++i)
+    if (sites_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
 int ModelBuilder::find_tendon(const std::string& name) const {
   for (std::size_t i = 0; i < tendons_.size(); ++i)
     if (tendons_[i].name == name) return static_cast<int>(i);
@@ -254,6 +326,158 @@ void inertia_from_geoms(const std::vector<const GeomSpec*>& geoms, const std::ve
 }
 
 }  // namespace
+
+// Fluid arrays (MuJoCo's mj_fluid): every body with mass gets the inertia-box model, or the
+// ellipsoid model when one of its geoms asks for it; the inertia box needs the body's principal
+// moments and axes: the body axes when the inertia tensor is diagonal there (MuJoCo's frame for
+// a body of one geom whose axes are the body's, up to a permutation and signs, which leave the
+// model unchanged), else the eigenvectors of the tensor (with a repeated moment the eigenvectors
+// in its plane are a choice, possibly not MuJoCo's).
+void ModelBuilder::finalize_fluid(Model& m) const {
+  m.fluid_density = fluid_density_;
+  m.fluid_viscosity = fluid_viscosity_;
+  m.fluid_wind = fluid_wind_;
+  if (!(fluid_density_ > 0 || fluid_viscosity_ > 0)) return;
+  m.nfluidbody = m.nbody;
+  m.body_fluid_mode.assign(static_cast<std::size_t>(m.nbody), kFluidNone);
+  m.body_fluid_inertia.assign(3 * static_cast<std::size_t>(m.nbody), 0.0);
+  m.body_fluid_iquat.assign(4 * static_cast<std::size_t>(m.nbody), 0.0);
+  bool any_ellipsoid = false;
+  for (const GeomEntry& ge : geoms_) any_ellipsoid |= ge.spec.fluid_ellipsoid;
+  if (any_ellipsoid) {
+    m.nfluidgeom = m.ngeom;
+    m.geom_fluid.assign(static_cast<std::size_t>(kFluidCoefs) * static_cast<std::size_t>(m.ngeom), 0.0);
+  }
+  for (int g = 0; g < static_cast<int>(geoms_.size()); ++g) {
+    const GeomSpec& s = geoms_[static_cast<std::size_t>(g)].spec;
+    if (!s.fluid_ellipsoid) continue;
+    double* c = &m.geom_fluid[static_cast<std::size_t>(kFluidCoefs) * static_cast<std::size_t>(g)];
+    c[0] = 1;
+    for (int k = 0; k < 5; ++k) c[1 + k] = s.fluid_coef[static_cast<std::size_t>(k)];
+    const Vec3<double> axes = fluid_semi_axes<double>(s.type, s.size.data());
+    ellipsoid_virtual_mass(axes.v, c + 6, c + 9);
+  }
+  for (int b = 1; b < m.nbody; ++b) {
+    const std::size_t ub = static_cast<std::size_t>(b);
+    if (m.body_mass[ub] < kMjMinVal) continue;
+    bool ellipsoid = false;
+    for (int g = 0; g < m.nfluidgeom; ++g)
+      ellipsoid |= m.geom_bodyid[static_cast<std::size_t>(g)] == b &&
+                   m.geom_fluid[static_cast<std::size_t>(kFluidCoefs) * static_cast<std::size_t>(g)] > 0;
+    m.body_fluid_mode[ub] = ellipsoid ? kFluidEllipsoid : kFluidInertiaBox;
+    const double* I = &m.body_inertia[6 * ub];
+    Quat<double> q = Quat<double>::identity();
+    double moments[3] = {I[0], I[1], I[2]};
+    if (I[3] != 0 || I[4] != 0 || I[5] != 0) {
+      Eigen::Matrix3d T;
+      T << I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2];
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(T);
+      Eigen::Matrix3d R = eig.eigenvectors();
+      if (R.determinant() < 0) R.col(2) *= -1;
+      Mat3<double> Rm;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Rm(r, c) = R(r, c);
+      q = from_matrix(Rm);
+      for (int k = 0; k < 3; ++k) moments[k] = eig.eigenvalues()[k];
+    }
+    for (int k = 0; k < 3; ++k) m.body_fluid_inertia[3 * ub + static_cast<std::size_t>(k)] = moments[k];
+    q.store(&m.body_fluid_iquat[4 * ub]);
+  }
+}
+
+// Joints with a springdamper: MuJoCo's compile-time stiffness and damping from the joint's
+// inverse inertia at qpos0 (dof_invweight0 of the mass matrix with armature).
+void ModelBuilder::finalize_springdampers(Model& m, const std::vector<int>& joint_final) const {
+  bool any = false;
+  for (const JointEntry& je : joints_) any |= je.spec.springdamper[0] > 0;
+  if (!any) return;
+  const Eigen::Matrix<double, -1, -1, Eigen::RowMajor> Minv = mass_matrix_qpos0(m).inverse();
+  std::vector<double> invweight(static_cast<std::size_t>(m.nv));
+  dof_invweight0(m, Minv.data(), invweight.data());
+  for (std::size_t jb = 0; jb < joints_.size(); ++jb) {
+    const JointSpec& js = joints_[jb].spec;
+    if (!(js.springdamper[0] > 0)) continue;
+    const int j = joint_final[jb];
+    const int a = m.jnt_dofadr[static_cast<std::size_t>(j)], n = joint_nv(m.jnt_type[static_cast<std::size_t>(j)]);
+    double k, b;
+    springdamper_gains(js.springdamper[0], js.springdamper[1], &invweight[static_cast<std::size_t>(a)], n, &k, &b);
+    m.jnt_stiffness[static_cast<std::size_t>(j)] = js.springdamper_spring ? k : 0.0;
+    for (int i = a; i < a + n; ++i) m.dof_damping[static_cast<std::size_t>(i)] = js.springdamper_damper ? b : 0.0;
+  }
+  m.validate();
+}
+
+// Tendon lengths that need the kinematics: the tendon equalities' lengths at qpos0 and the
+// rest lengths given as MuJoCo's springlength -1 (the length at qpos_spring: hinge and slide
+// joints at their springref).
+void ModelBuilder::finalize_tendon_lengths(Model& m) const {
+  if (m.ntendon == 0) return;
+  const std::vector<double> L0 = tendon_lengths(m, m.qpos0);
+  for (int e = 0; e < m.neq; ++e) {
+    if (m.eq_type[static_cast<std::size_t>(e)] != kEqTendon) continue;
+    double* data = &m.eq_data[static_cast<std::size_t>(kEqDataSize) * static_cast<std::size_t>(e)];
+    const int t1 = m.eq_obj1id[static_cast<std::size_t>(e)], t2 = m.eq_obj2id[static_cast<std::size_t>(e)];
+    data[5] = L0[static_cast<std::size_t>(t1)];
+    data[6] = t2 >= 0 ? L0[static_cast<std::size_t>(t2)] : 0.0;
+  }
+  bool any = false;
+  for (const TendonSpec& t : tendons_) any |= t.lengthspring_at_springref;
+  if (!any) return;
+  std::vector<double> q_spring = m.qpos0;
+  for (int j = 0; j < m.njnt; ++j)
+    if (m.jnt_type[static_cast<std::size_t>(j)] == kJointHinge || m.jnt_type[static_cast<std::size_t>(j)] == kJointSlide)
+      q_spring[static_cast<std::size_t>(m.jnt_qposadr[static_cast<std::size_t>(j)])] = m.jnt_springref[static_cast<std::size_t>(j)];
+  const std::vector<double> Ls = tendon_lengths(m, q_spring);
+  for (std::size_t t = 0; t < tendons_.size(); ++t)
+    if (tendons_[t].lengthspring_at_springref) m.tendon_lengthspring[2 * t] = m.tendon_lengthspring[2 * t + 1] = Ls[t];
+}
+
+// The sizes that launch stage 1b (kernels/actuation.hpp) and its per-world arrays, 0 for a
+// model without its features, so that such a model's kernels and memory stay as they were.
+void ModelBuilder::finalize_stage1b_sizes(Model& m) const {
+  bool explicit_forces = m.nfluidbody > 0 || m.ngravcomp > 0, tendon_A = false;
+  for (int u = 0; u < m.nu; ++u) {
+    const int t = m.actuator_tendonid[static_cast<std::size_t>(u)], type = m.actuator_type[static_cast<std::size_t>(u)];
+    explicit_forces |= type == kActMuscle || (type == kActMotor && t >= 0 && tendon_is_spatial(m.view(), t));
+  }
+  for (int j = 0; j < m.njnt; ++j) {
+    const int type = m.jnt_type[static_cast<std::size_t>(j)];
+    explicit_forces |= (type == kJointBall || type == kJointFree) && m.jnt_stiffness[static_cast<std::size_t>(j)] != 0;
+  }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (!tendon_is_spatial(m.view(), t)) continue;
+    const std::size_t ut = static_cast<std::size_t>(t);
+    explicit_forces |= m.tendon_stiffness[ut] != 0 || m.tendon_damping[ut] != 0;
+    tendon_A |= m.tendon_damping[ut] != 0 || m.tendon_armature[ut] != 0;
+  }
+  m.nqfrc_extra = explicit_forces ? m.nv : 0;
+  m.nten_A = tendon_A ? m.nv_pad * m.nv_pad : 0;
+}
+
+// acc0 of every actuator with dynamics (MuJoCo's set0): |M(qpos0)^-1 moment(qpos0)|, the
+// acceleration a unit actuator force gives at the reference configuration; a muscle with
+// force < 0 has the peak force scale / acc0.
+void ModelBuilder::finalize_acc0(Model& model) const {
+  if (model.nuact == 0) return;
+  const Eigen::LDLT<Eigen::MatrixXd> M(mass_matrix_qpos0(model));
+  const ModelView m = model.view();
+  const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
+  std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
+      cinert(10 * nb), cdof(6 * static_cast<std::size_t>(m.nv)), ten_length(static_cast<std::size_t>(m.ntendata)),
+      ten_moment(static_cast<std::size_t>(m.ntendata) * static_cast<std::size_t>(m.nv));
+  forward_kinematics<double>(m, model.qpos0.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
+                             xaxis.data());
+  com_quantities<double>(m, xpos.data(), xmat.data(), xipos.data(), xanchor.data(), xaxis.data(), cinert.data(), cdof.data());
+  SerialTeam one;
+  tendon_kinematics<double>(one, m, xpos.data(), xmat.data(), cdof.data(), ten_length.data(), ten_moment.data());
+  for (int u = 0; u < m.nu; ++u) {
+    Eigen::VectorXd moment = Eigen::VectorXd::Zero(m.nv);
+    const int t = m.actuator_tendonid[u];
+    if (t < 0) moment[m.actuator_dofadr[u]] = m.actuator_gear[u];
+    else for_each_tendon_dof(m, t, ten_moment.data(), [&](int dof, double c) { moment[dof] = m.actuator_gear[u] * c; });
+    model.actuator_acc0[static_cast<std::size_t>(u)] = M.solve(moment).norm();
+  }
+}
 
 Model ModelBuilder::finalize() const {
   Model m;
@@ -340,6 +564,7 @@ Model ModelBuilder::finalize() const {
     append(m.body_ipos, {com[0], com[1], com[2]});
     m.body_inertia.insert(m.body_inertia.end(), inertia.begin(), inertia.end());
     m.body_mass.push_back(b == 0 ? 0.0 : mass);
+    if (bs.gravcomp != 0) m.ngravcomp = 1;  // sized below
   }
   // dof_parentid: previous dof in the same body, else the last dof of the nearest ancestor with dofs.
   for (int i = 0; i < m.nv; ++i) {
@@ -461,22 +686,41 @@ Model ModelBuilder::finalize() const {
   }
   m.npair = static_cast<int>(m.pair_geom0.size());
 
-  // Fixed tendons.
+  // Sites.
+  for (const SiteSpec& st : sites_) {
+    if (st.body < 0 || st.body >= m.nbody) throw std::runtime_error("site '" + st.name + "': body index out of range");
+    m.site_names.push_back(st.name);
+    m.site_bodyid.push_back(st.body);
+    append(m.site_pos, {st.pos[0], st.pos[1], st.pos[2]});
+    ++m.nsite;
+  }
+
+  // Tendons: fixed (joints) or spatial (a path).
   for (const TendonSpec& t : tendons_) {
-    if (t.joints.empty()) throw std::runtime_error("tendon '" + t.name + "': no joints");
+    if (t.joints.empty() && t.path.empty()) throw std::runtime_error("tendon '" + t.name + "': no joints and no path");
     m.tendon_names.push_back(t.name);
     m.tendon_adr.push_back(m.nwrap);
-    m.tendon_num.push_back(static_cast<int>(t.joints.size()));
+    m.tendon_num.push_back(static_cast<int>(t.path.empty() ? t.joints.size() : t.path.size()));
     m.tendon_limited.push_back(t.limited ? 1 : 0);
     append(m.tendon_range, {t.range[0], t.range[1]});
     m.tendon_stiffness.push_back(t.stiffness);
-    m.tendon_lengthspring.push_back(t.lengthspring);
+    append(m.tendon_lengthspring, {t.lengthspring, t.has_deadband ? t.lengthspring_upper : t.lengthspring});
     m.tendon_damping.push_back(t.damping);
+    m.tendon_armature.push_back(t.armature);
+    m.tendon_frictionloss.push_back(t.frictionloss);
+    for (const WrapSpec& e : t.path) {
+      m.wrap_type.push_back(e.type);
+      m.wrap_objid.push_back(e.obj);
+      m.wrap_prm.push_back(e.type == kWrapPulley ? e.divisor : e.type == kWrapSite ? 0.0 : double(e.sidesite));
+      ++m.nwrap;
+    }
+    if (!t.path.empty()) m.ntendata = static_cast<int>(tendons_.size());
     for (auto [j, c] : t.joints) {
       if (j < 0 || j >= njoint())
         throw std::runtime_error("tendon '" + t.name + "': joint index " + std::to_string(j) + " out of range");
-      m.wrap_jntid.push_back(joint_final[static_cast<std::size_t>(j)]);
-      m.wrap_coef.push_back(c);
+      m.wrap_type.push_back(kWrapJoint);
+      m.wrap_objid.push_back(joint_final[static_cast<std::size_t>(j)]);
+      m.wrap_prm.push_back(c);
       ++m.nwrap;
     }
     ++m.ntendon;
@@ -502,6 +746,11 @@ Model ModelBuilder::finalize() const {
       o1 = joint_final[static_cast<std::size_t>(o1)];
       o2 = o2 >= 0 ? joint_final[static_cast<std::size_t>(o2)] : -1;
       for (int k = 0; k < 5; ++k) data[static_cast<std::size_t>(k)] = e.polycoef[static_cast<std::size_t>(k)];
+    } else if (e.type == kEqTendon) {
+      if (o1 < 0 || o1 >= m.ntendon || o2 < -1 || o2 >= m.ntendon)
+        throw std::runtime_error("equality '" + e.name + "': tendon index out of range");
+      for (int k = 0; k < 5; ++k) data[static_cast<std::size_t>(k)] = e.polycoef[static_cast<std::size_t>(k)];
+      // data[5], data[6]: the tendons' lengths at qpos0 (finalize_tendon_lengths).
     } else if (e.type == kEqConnect || e.type == kEqWeld) {
       if (o1 < 0 || o1 >= m.nbody || o2 < 0 || o2 >= m.nbody)
         throw std::runtime_error("equality '" + e.name + "': body index out of range");
@@ -544,7 +793,7 @@ Model ModelBuilder::finalize() const {
   // Actuators: a hinge/slide joint or a fixed tendon (whose first joint's dof names it in
   // actuator_dofadr), with the same type and gain checks.
   auto append_actuator = [&m](const ActuatorSpec& a, int dofadr, int tendon) {
-    if (a.type < kActMotor || a.type > kActPD)
+    if (a.type < kActMotor || a.type > kActMuscle)
       throw std::runtime_error("actuator '" + a.name + "': unknown actuator type");
     if ((a.type == kActPosition || a.type == kActPD) && !(a.kp > 0 || a.kd > 0))
       throw std::runtime_error("actuator '" + a.name + "': a position/pd actuator needs kp > 0 or kd > 0");
@@ -562,14 +811,39 @@ Model ModelBuilder::finalize() const {
     m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
     append(m.actuator_forcerange, {a.forcerange[0], a.forcerange[1]});
   };
+  bool any_dynamics = false;
+  for (const ActuatorSpec& a : actuators_) any_dynamics |= a.dyntype != 0;
+  if (any_dynamics) {  // activation state: one per actuator with dynamics
+    for (const ActuatorSpec& a : actuators_) {
+      if (a.dyntype < 0 || a.dyntype > 4)
+        throw std::runtime_error("actuator '" + a.name + "': unknown activation dynamics " + std::to_string(a.dyntype));
+      if ((a.dyntype == 2 || a.dyntype == 3) && !(a.dynprm[0] > 0))
+        throw std::runtime_error("actuator '" + a.name + "': a filter needs a positive time constant");
+      if (a.actlimited && !(a.actrange[0] <= a.actrange[1]))
+        throw std::runtime_error("actuator '" + a.name + "': actrange lower bound exceeds upper bound");
+      m.actuator_actadr.push_back(a.dyntype != 0 ? m.na++ : -1);
+      m.actuator_dyntype.push_back(a.dyntype);
+      append(m.actuator_dynprm, {a.dynprm[0], a.dynprm[1], a.dynprm[2]});
+      m.actuator_actlimited.push_back(a.actlimited ? 1 : 0);
+      append(m.actuator_actrange, {a.actrange[0], a.actrange[1]});
+      m.actuator_actearly.push_back(a.actearly ? 1 : 0);
+      if (a.type == kActMuscle && !(a.lengthrange[0] < a.lengthrange[1]))
+        throw std::runtime_error("actuator '" + a.name + "': a muscle needs lengthrange[0] < lengthrange[1]");
+      m.actuator_muscleprm.insert(m.actuator_muscleprm.end(), a.muscleprm.begin(), a.muscleprm.end());
+      append(m.actuator_lengthrange, {a.lengthrange[0], a.lengthrange[1]});
+      m.actuator_acc0.push_back(0.0);  // finalize_acc0
+    }
+    m.nuact = static_cast<int>(actuators_.size());
+  }
   for (const ActuatorSpec& a : actuators_) {
     if (a.tendon >= 0) {
       if (a.tendon >= m.ntendon)
         throw std::runtime_error("actuator '" + a.name + "': tendon index " + std::to_string(a.tendon) +
                                  " out of range");
-      const int first_joint =
-          m.wrap_jntid[static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)])];
-      append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(first_joint)], a.tendon);
+      // A spatial tendon has no first joint: its actuators name dof 0 (the tendon is what they act on).
+      const std::size_t adr = static_cast<std::size_t>(m.tendon_adr[static_cast<std::size_t>(a.tendon)]);
+      const int first_joint = m.wrap_type[adr] == kWrapJoint ? m.wrap_objid[adr] : -1;
+      append_actuator(a, first_joint >= 0 ? m.jnt_dofadr[static_cast<std::size_t>(first_joint)] : 0, a.tendon);
       continue;
     }
     if (a.joint < 0 || a.joint >= njoint())
@@ -582,9 +856,18 @@ Model ModelBuilder::finalize() const {
     append_actuator(a, m.jnt_dofadr[static_cast<std::size_t>(j)], -1);
   }
   m.nu = static_cast<int>(actuators_.size());
+  finalize_fluid(m);
+  if (m.ngravcomp > 0) {
+    m.ngravcomp = m.nbody;
+    for (const BodySpec& bs : bodies_) m.body_gravcomp.push_back(bs.gravcomp);
+  }
   m.compute_levels();
 
   m.validate();
+  finalize_springdampers(m, joint_final);
+  finalize_tendon_lengths(m);
+  finalize_acc0(m);
+  finalize_stage1b_sizes(m);
   return m;
 }
 

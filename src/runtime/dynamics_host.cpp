@@ -33,7 +33,10 @@ void DynamicsEvaluator::compute(const double* qpos, const double* qvel) {
   body_velocities<double>(m, s.qvel.data(), d.cdof(0), d.cvel(0), d.cdof_dot(0));
   bias_forces<double>(m, s.qvel.data(), d.cdof(0), d.cdof_dot(0), d.cinert(0), d.cvel(0), d.cacc(0), d.cfrc(0),
                       d.qfrc_bias(0));
+  SerialTeam one_lane;
+  tendon_kinematics<double>(one_lane, m, d.xpos(0), d.xmat(0), d.cdof(0), d.ten_length(0), d.ten_moment(0));
   spring_forces<double>(m, s.qpos.data(), d.qfrc_spring(0));
+  extra_spring_forces<double>(m, s.qpos.data(), d.ten_length(0), d.ten_moment(0), d.qfrc_spring(0));
 }
 
 Eigen::Vector3d DynamicsEvaluator::body_pos(int b) const {

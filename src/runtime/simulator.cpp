@@ -78,6 +78,8 @@ Simulator::Simulator(const Scene& scene, const SimulatorOptions& o)
     init_qvel_.allocate(b, nblock, static_cast<std::size_t>(m.nv));
     init_qpos_.buffer().upload(qa.data(), init_qpos_.buffer().size());
     init_qvel_.buffer().upload(va.data(), init_qvel_.buffer().size());
+    zero_act_.allocate(b, 1, static_cast<std::size_t>(m.na));
+    zero_act_.buffer().zero();
   }
   flags_.allocate(b, nw);
   flags2_.allocate(b, nw);
@@ -246,6 +248,8 @@ void Simulator::retry_step(double dt) {
     flags2_.upload(ok);  // rescued at this level: take the sub-stepped state
     rollout_->copy(nworld_, scene_.model.nq, state_->qpos.slab(), cs(trial_->qpos), flags2_.data());
     rollout_->copy(nworld_, scene_.model.nv, state_->qvel.slab(), cs(trial_->qvel), flags2_.data());
+    if (scene_.model.na > 0)
+      rollout_->copy(nworld_, scene_.model.na, state_->act.slab(), cs(trial_->act), flags2_.data());
   }
   for (std::size_t w = 0; w < nw; ++w) {
     if (!bad[w]) continue;

@@ -27,6 +27,7 @@ ArrayView Simulator::view_of(void* data, DType t, int ndim, long long d0, long l
 
 ArrayView Simulator::qpos_view() { return view_of(state_->qpos.buffer().data(), DType::F64, 2, nworld_, scene_.model.nq, 0); }
 ArrayView Simulator::qvel_view() { return view_of(state_->qvel.buffer().data(), DType::F64, 2, nworld_, scene_.model.nv, 0); }
+ArrayView Simulator::act_view() { return view_of(state_->act.buffer().data(), DType::F64, 2, nworld_, scene_.model.na, 0); }
 std::vector<std::pair<std::string, long long>> Simulator::buffer_bytes_per_world() const {
   std::vector<std::pair<std::string, long long>> out;
   auto add = [&](const std::string& name, const auto& a) {
@@ -38,6 +39,7 @@ std::vector<std::pair<std::string, long long>> Simulator::buffer_bytes_per_world
     if (!st) return;
     add(name + ".qpos", st->qpos);
     add(name + ".qvel", st->qvel);
+    add(name + ".act", st->act);
   };
   add_state("state", state_.get());
   add("control.ctrl", control_->ctrl);

@@ -136,6 +136,7 @@ void Simulator::reset(const WorldSelection& sel, const ResetOptions& o) {
   }
   rollout_->copy(nworld_, m.nq, state_->qpos.slab(), q, f);
   rollout_->copy(nworld_, m.nv, state_->qvel.slab(), v, f);
+  if (m.na > 0) rollout_->copy(nworld_, m.na, state_->act.slab(), Slab<const double>{zero_act_.buffer().data(), 0}, f);
   if (o.qpos_noise > 0 || o.qvel_noise > 0)
     rollout_->reset_noise(nworld_, model_.view(), state_->view(), f, o.qpos_noise,
                           o.qvel_noise, o.seed);
@@ -162,7 +163,7 @@ int Simulator::add_keyframe(const std::vector<double>& qpos, const std::vector<d
 struct Snapshot::Impl {
   int nworld = 0;
   Backend backend = Backend::CPU;
-  BatchedArray<double> qpos, qvel, ctrl, ctrl_vel, ctrl_ff, qfrc_applied;
+  BatchedArray<double> qpos, qvel, act, ctrl, ctrl_vel, ctrl_ff, qfrc_applied;
   BatchedArray<int> counters;
   double time = 0;
 };
@@ -191,6 +192,7 @@ void Simulator::save(Snapshot& snap, const WorldSelection& worlds) {
     i.backend = b;
     i.qpos.allocate(b, nworld_, static_cast<std::size_t>(m.nq));
     i.qvel.allocate(b, nworld_, static_cast<std::size_t>(m.nv));
+    i.act.allocate(b, nworld_, static_cast<std::size_t>(m.na));
     i.ctrl.allocate(b, nworld_, static_cast<std::size_t>(m.nu));
     i.ctrl_vel.allocate(b, nworld_, static_cast<std::size_t>(m.nu));
     i.ctrl_ff.allocate(b, nworld_, static_cast<std::size_t>(m.nu));
@@ -204,6 +206,7 @@ void Simulator::save(Snapshot& snap, const WorldSelection& worlds) {
   const int* f = flags_.data();
   rollout_->copy(nworld_, m.nq, i.qpos.slab(), cs(state_->qpos), f);
   rollout_->copy(nworld_, m.nv, i.qvel.slab(), cs(state_->qvel), f);
+  if (m.na > 0) rollout_->copy(nworld_, m.na, i.act.slab(), cs(state_->act), f);
   rollout_->copy(nworld_, m.nu, i.ctrl.slab(), cs(control_->ctrl), f);
   rollout_->copy(nworld_, m.nu, i.ctrl_vel.slab(), cs(control_->ctrl_vel), f);
   rollout_->copy(nworld_, m.nu, i.ctrl_ff.slab(), cs(control_->ctrl_ff), f);
@@ -223,6 +226,7 @@ void Simulator::restore(const Snapshot& snap, const WorldSelection& worlds) {
   const int* f = flags_.data();
   rollout_->copy(nworld_, m.nq, state_->qpos.slab(), cs(i.qpos), f);
   rollout_->copy(nworld_, m.nv, state_->qvel.slab(), cs(i.qvel), f);
+  if (m.na > 0) rollout_->copy(nworld_, m.na, state_->act.slab(), cs(i.act), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl.slab(), cs(i.ctrl), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl_vel.slab(), cs(i.ctrl_vel), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl_ff.slab(), cs(i.ctrl_ff), f);

@@ -68,19 +68,29 @@ SolveSizes solve_sizes(const Model& m, int max_rigid_contact, const SolverConfig
     if (m.jnt_limited[static_cast<std::size_t>(j)] && (t == kJointHinge || t == kJointSlide)) s.nlim += 2;
   }
   for (int u = 0; u < m.nu; ++u)
-    s.npd += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
+    s.npd += actuator_is_servo(m.actuator_type[static_cast<std::size_t>(u)]) &&
              m.actuator_tendonid[static_cast<std::size_t>(u)] < 0;
   // Holonomic rows: two per limited tendon, then the rows of every active equality.
+  const ModelView mv = m.view();
   s.nhjac = s.njac;
   for (int t = 0; t < m.ntendon; ++t) {
     if (m.tendon_limited[static_cast<std::size_t>(t)]) s.nhol += 2;
-    s.nhjac = std::max(s.nhjac, m.tendon_num[static_cast<std::size_t>(t)]);
+    s.nhjac = std::max(s.nhjac, tendon_max_dofs(mv, t));
   }
-  for (int e = 0; e < m.neq; ++e)
-    if (m.eq_active[static_cast<std::size_t>(e)]) s.nhol += equality_rows(m.eq_type[static_cast<std::size_t>(e)]);
+  for (int e = 0; e < m.neq; ++e) {
+    const std::size_t ue = static_cast<std::size_t>(e);
+    if (!m.eq_active[ue]) continue;
+    s.nhol += equality_rows(m.eq_type[ue]);
+    if (m.eq_type[ue] == kEqTendon) {  // the two tendons' dofs (a shared dof counts once)
+      const int t1 = m.eq_obj1id[ue], t2 = m.eq_obj2id[ue];
+      const int n = tendon_max_dofs(mv, t1) + (t2 >= 0 ? tendon_max_dofs(mv, t2) : 0);
+      s.nhjac = std::max(s.nhjac, std::min(n, m.nv));
+    }
+  }
   for (int i = 0; i < m.nv; ++i) s.nhol += m.dof_frictionloss[static_cast<std::size_t>(i)] > 0;  // dry friction
+  for (int t = 0; t < m.ntendon; ++t) s.nhol += m.tendon_frictionloss[static_cast<std::size_t>(t)] > 0;
   for (int u = 0; u < m.nu; ++u)  // servos on tendons
-    s.nhol += m.actuator_type[static_cast<std::size_t>(u)] != kActMotor &&
+    s.nhol += actuator_is_servo(m.actuator_type[static_cast<std::size_t>(u)]) &&
               m.actuator_tendonid[static_cast<std::size_t>(u)] >= 0;
   return s;
 }
@@ -316,6 +326,7 @@ void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& contro
     auto gather = [&](int n, auto dst, auto src) { rollout_->gather(k, n, dst, src, slot_world); };
     gather(model_.nq, slot_in_->qpos.slab(), in.qpos.slab());
     gather(model_.nv, slot_in_->qvel.slab(), in.qvel.slab());
+    if (model_.na > 0) gather(model_.na, slot_in_->act.slab(), in.act.slab());
     if (model_.nu > 0) {
       gather(model_.nu, slot_control_->ctrl.slab(), control.ctrl.slab());
       gather(model_.nu, slot_control_->ctrl_vel.slab(), control.ctrl_vel.slab());
@@ -343,7 +354,8 @@ void SolverSAP::retry_in_fp64(const State& in, State& out, const Control& contro
     solver64_->step(*slot_in_, *slot_out_, *slot_control_, *slot_contacts_, dt);
     const State& trial = *slot_out_;
     rollout_->retry_merge(k, RetryMergeKernel{slot_world, model_.nq, model_.nv, trial.view(), solver64_->status_data(),
-                                              out.view(), status_.data(), counters, counters + nworld_});
+                                              out.view(), status_.data(), counters, counters + nworld_,
+                                              model_.na});
     if (fp64_retry_in_graph_ || total <= k) return;
   }
 }
@@ -362,6 +374,9 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   const double h = dt;
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
   launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d, status_.data());
+  if (m.ntendata > 0 || m.na > 0 || m.nqfrc_extra > 0 || m.nten_A > 0)  // stage 1b (kernels/actuation.hpp)
+    launch_->actuation(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, h,
+                       status_.data());
   const int coriolis_passes = config_.coriolis == CoriolisMode::Midpoint ? config_.coriolis_iterations : 0;
   launch_->free_motion(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, h,
                        coriolis_passes, status_.data());
@@ -389,7 +404,9 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   }
   Slab<const double> v_new{sv.v.ptr, sv.v.stride};
   mark(kAfterSolve);
-  launch_->integrate(nworld_, m, in.view(), v_new, out.view(), config_.position_integration, h, status_.data());
+  launch_->integrate(nworld_, m, in.view(), v_new, Slab<const double>{d.act_next.ptr, d.act_next.stride}, out.view(),
+                     config_.position_integration, h,
+                     status_.data());
   mark(kAfterIntegrate);
   timed_ = timing_;
 }

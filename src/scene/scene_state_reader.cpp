@@ -146,9 +146,9 @@ void SceneParser::parse_controls(const json& c, const std::string& ptr, Scene& s
         double L = 0;
         for (int k = m.tendon_adr[static_cast<std::size_t>(tendon)];
              k < m.tendon_adr[static_cast<std::size_t>(tendon)] + m.tendon_num[static_cast<std::size_t>(tendon)]; ++k)
-          L += m.wrap_coef[static_cast<std::size_t>(k)] *
+          L += m.wrap_prm[static_cast<std::size_t>(k)] *
                s.qpos0[static_cast<std::size_t>(
-                   m.jnt_qposadr[static_cast<std::size_t>(m.wrap_jntid[static_cast<std::size_t>(k)])])];
+                   m.jnt_qposadr[static_cast<std::size_t>(m.wrap_objid[static_cast<std::size_t>(k)])])];
         s.controls[static_cast<std::size_t>(i)].value = L * m.actuator_gear[static_cast<std::size_t>(i)];
         continue;
       }

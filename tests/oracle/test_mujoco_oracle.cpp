@@ -197,12 +197,18 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
     }
     EXPECT_DOUBLE_EQ(m.tendon_stiffness[ts], mm->tendon_stiffness[t]);
     EXPECT_DOUBLE_EQ(m.tendon_damping[ts], mm->tendon_damping[t]);
-    EXPECT_NEAR(m.tendon_lengthspring[ts], mm->tendon_lengthspring[t], 1e-14);
+#if mjVERSION_HEADER >= 300  // rest lengths [lower, upper] (a dead band), as ours
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts], mm->tendon_lengthspring[2 * t], 1e-14);
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts + 1], mm->tendon_lengthspring[2 * t + 1], 1e-14);
+#else  // one rest length per tendon before MuJoCo 3
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts], mm->tendon_lengthspring[t], 1e-14);
+    EXPECT_NEAR(m.tendon_lengthspring[2 * ts + 1], mm->tendon_lengthspring[t], 1e-14);
+#endif
   }
   for (int k = 0; k < m.nwrap; ++k) {
     ASSERT_EQ(mm->wrap_type[k], mjWRAP_JOINT);
-    EXPECT_EQ(m.wrap_jntid[static_cast<std::size_t>(k)], mm->wrap_objid[k]);
-    EXPECT_DOUBLE_EQ(m.wrap_coef[static_cast<std::size_t>(k)], mm->wrap_prm[k]);
+    EXPECT_EQ(m.wrap_objid[static_cast<std::size_t>(k)], mm->wrap_objid[k]);
+    EXPECT_DOUBLE_EQ(m.wrap_prm[static_cast<std::size_t>(k)], mm->wrap_prm[k]);
   }
   ASSERT_EQ(m.neq, mm->neq);
   for (int e = 0; e < m.neq; ++e) {
@@ -285,8 +291,8 @@ void compare_with_mujoco(const std::string& path, int samples, unsigned seed) {
       double L = 0;
       for (int k = m.tendon_adr[static_cast<std::size_t>(t)];
            k < m.tendon_adr[static_cast<std::size_t>(t)] + m.tendon_num[static_cast<std::size_t>(t)]; ++k)
-        L += m.wrap_coef[static_cast<std::size_t>(k)] *
-             q[m.jnt_qposadr[static_cast<std::size_t>(m.wrap_jntid[static_cast<std::size_t>(k)])]];
+        L += m.wrap_prm[static_cast<std::size_t>(k)] *
+             q[m.jnt_qposadr[static_cast<std::size_t>(m.wrap_objid[static_cast<std::size_t>(k)])]];
       EXPECT_NEAR(L, mj.d->ten_length[t], 1e-12) << "tendon " << t;
     }
     // Springs: MuJoCo's qfrc_passive with damping switched off by zero velocity.
