@@ -147,7 +147,7 @@ SAP_HD void fluid_body_force(const ModelView& m, const double* body_mass, const 
     const Vec6<S> v = Vec6<S>::load(cvel_b);
     const Vec3<S> p_ref = Vec3<S>::load(xpos + 3 * m.body_rootid[b]);
     const Mat3<S> Rb = Mat3<S>::load(xmat + 9 * b);
-    S lvel[6], lfrc[6];
+    S lvel[6] = {}, lfrc[6] = {};  // set before use; initialised so nvcc sees it (its "used before set" on the lambda)
     auto apply = [&](const Vec3<S>& o, const Mat3<S>& R) {
       const Vec3<S> t = R * Vec3<S>{{lfrc[0], lfrc[1], lfrc[2]}}, f = R * Vec3<S>{{lfrc[3], lfrc[4], lfrc[5]}};
       body_wrench_to_dofs<S>(m, xpos, cdof, b, o, f, t, qfrc);
