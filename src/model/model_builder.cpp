@@ -41,6 +41,22 @@ std::vector<double> tendon_lengths(const Model& model, const std::vector<double>
   return L;
 }
 
+// The tendons' moment arms at qpos0 (fp64, one world; ten_moment's layout): what the compiler's
+// qpos0 quantities (tendon armature in M, actuator_acc0) are formed from.
+std::vector<double> tendon_moments_qpos0(const Model& model) {
+  const ModelView m = model.view();
+  const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
+  std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
+      cinert(10 * nb), cdof(6 * static_cast<std::size_t>(m.nv)), ten_length(static_cast<std::size_t>(m.ntendata)),
+      ten_moment(static_cast<std::size_t>(m.ntendata) * static_cast<std::size_t>(m.nv));
+  forward_kinematics<double>(m, model.qpos0.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
+                             xaxis.data());
+  com_quantities<double>(m, xpos.data(), xmat.data(), xipos.data(), xanchor.data(), xaxis.data(), cinert.data(), cdof.data());
+  SerialTeam one;
+  tendon_kinematics<double>(one, m, xpos.data(), xmat.data(), cdof.data(), ten_length.data(), ten_moment.data());
+  return ten_moment;
+}
+
 // MuJoCo's mass matrix at qpos0 (qM, what its compiler's dof_invweight0 and actuator_acc0 use):
 // M with the dofs' armature plus every tendon's armature a J_t^T J_t.
 Eigen::MatrixXd mass_matrix_qpos0(const Model& model) {
@@ -51,15 +67,7 @@ Eigen::MatrixXd mass_matrix_qpos0(const Model& model) {
   bool any = false;
   for (int t = 0; t < m.ntendon; ++t) any |= m.tendon_armature[t] != 0;
   if (!any) return M;
-  const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
-  std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
-      cinert(10 * nb), cdof(6 * static_cast<std::size_t>(m.nv)), ten_length(static_cast<std::size_t>(m.ntendata)),
-      ten_moment(static_cast<std::size_t>(m.ntendata) * static_cast<std::size_t>(m.nv));
-  forward_kinematics<double>(m, model.qpos0.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
-                             xaxis.data());
-  com_quantities<double>(m, xpos.data(), xmat.data(), xipos.data(), xanchor.data(), xaxis.data(), cinert.data(), cdof.data());
-  SerialTeam one;
-  tendon_kinematics<double>(one, m, xpos.data(), xmat.data(), cdof.data(), ten_length.data(), ten_moment.data());
+  const std::vector<double> ten_moment = tendon_moments_qpos0(model);
   for (int t = 0; t < m.ntendon; ++t) {
     if (m.tendon_armature[t] == 0) continue;
     Eigen::VectorXd J = Eigen::VectorXd::Zero(m.nv);
@@ -461,15 +469,7 @@ void ModelBuilder::finalize_acc0(Model& model) const {
   if (model.nuact == 0) return;
   const Eigen::LDLT<Eigen::MatrixXd> M(mass_matrix_qpos0(model));
   const ModelView m = model.view();
-  const std::size_t nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt);
-  std::vector<double> xpos(3 * nb), xquat(4 * nb), xmat(9 * nb), xipos(3 * nb), xanchor(3 * nj), xaxis(3 * nj),
-      cinert(10 * nb), cdof(6 * static_cast<std::size_t>(m.nv)), ten_length(static_cast<std::size_t>(m.ntendata)),
-      ten_moment(static_cast<std::size_t>(m.ntendata) * static_cast<std::size_t>(m.nv));
-  forward_kinematics<double>(m, model.qpos0.data(), xpos.data(), xquat.data(), xmat.data(), xipos.data(), xanchor.data(),
-                             xaxis.data());
-  com_quantities<double>(m, xpos.data(), xmat.data(), xipos.data(), xanchor.data(), xaxis.data(), cinert.data(), cdof.data());
-  SerialTeam one;
-  tendon_kinematics<double>(one, m, xpos.data(), xmat.data(), cdof.data(), ten_length.data(), ten_moment.data());
+  const std::vector<double> ten_moment = tendon_moments_qpos0(model);
   for (int u = 0; u < m.nu; ++u) {
     Eigen::VectorXd moment = Eigen::VectorXd::Zero(m.nv);
     const int t = m.actuator_tendonid[u];
