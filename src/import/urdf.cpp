@@ -15,6 +15,7 @@
 #include <set>
 
 #include "import/import_common.hpp"
+#include "import/import_features.hpp"
 #include "sap/mesh_asset.hpp"
 #include "sap/mjcf.hpp"
 
@@ -156,6 +157,16 @@ class UrdfImporter {
       fail(where(e), what + " is not supported: " + why + " (ImportOptions::drop_unsupported drops it with a warning)");
     rep_.warn("dropped:" + what, where(e), what + " dropped: " + why);
   }
+  // Notes the attributes of e that the feature table's element `key` does not list
+  // (urdf_features.cpp); namespaced ones (xmlns:..., xacro:...) belong to other tools.
+  void check_attributes(const XMLElement* e, const char* key) {
+    if (!e) return;
+    const import::ElementFeature& known = import::urdf_element(key);
+    for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
+      if ((!known.find(a->Name()) || known.find(a->Name())->noted) && !std::strchr(a->Name(), ':'))
+        rep_.warn(std::string("attr:") + e->Name() + ":" + a->Name(), where(e),
+                  std::string("attribute '") + a->Name() + "' of <" + e->Name() + "> is not recognized and was ignored");
+  }
   std::string required(const XMLElement* e, const char* attr) const {
     const char* v = e->Attribute(attr);
     if (!v || !*v) fail(where(e), std::string("<") + e->Name() + "> needs a '" + attr + "' attribute");
@@ -169,10 +180,11 @@ class UrdfImporter {
   }
   // <origin xyz rpy>: the frame of an element in its link (or parent link) frame; rpy are
   // fixed-axis angles, R = Rz(yaw) Ry(pitch) Rx(roll).
-  Transform origin(const XMLElement* parent) const {
+  Transform origin(const XMLElement* parent, const char* key) {
     Transform p;
     const XMLElement* o = parent->FirstChildElement("origin");
     if (!o) return p;
+    check_attributes(o, key);
     import::read_fixed(path_, o, "xyz", 3, p.pos.v);
     Vec3<double> rpy = Vec3<double>::zero();
     if (import::read_fixed(path_, o, "rpy", 3, rpy.v)) p.quat = from_rpy(rpy);
@@ -182,16 +194,19 @@ class UrdfImporter {
   void read_link(const XMLElement* e) {
     ULink l;
     l.el = e;
+    check_attributes(e, "link");
     l.name = required(e, "name");
     if (link_index_.count(l.name)) fail(where(e), "repeated link name '" + l.name + "'");
     if (const XMLElement* in = e->FirstChildElement("inertial")) {
-      const Transform o = origin(in);
+      const Transform o = origin(in, "link/inertial/origin");
       const XMLElement* m = in->FirstChildElement("mass");
       if (!m) fail(where(in), "<inertial> needs a <mass>");
+      check_attributes(m, "link/inertial/mass");
       l.mass = number(m, "value", 0, true);
       if (!(l.mass >= 0)) fail(where(m), "mass must be non-negative");
       const XMLElement* I = in->FirstChildElement("inertia");
       if (!I) fail(where(in), "<inertial> needs an <inertia>");
+      check_attributes(I, "link/inertial/inertia");
       // URDF inertia is about the com in the inertial frame; rotate it into the link frame.
       const import::Sym6 local{number(I, "ixx", 0, true), number(I, "iyy", 0, true), number(I, "izz", 0, true),
                                number(I, "ixy", 0, true), number(I, "ixz", 0, true), number(I, "iyz", 0, true)};
@@ -206,9 +221,12 @@ class UrdfImporter {
       if (!geo || !geo->FirstChildElement()) fail(where(c), "<collision> needs a <geometry> with a shape");
       const XMLElement* shape = geo->FirstChildElement();
       const std::string t = shape->Name();
+      check_attributes(c, "link/collision");
+      if (t == "box" || t == "sphere" || t == "cylinder" || t == "capsule" || t == "mesh")
+        check_attributes(shape, ("geometry/" + t).c_str());
       GeomSpec g;
       if (const char* nm = c->Attribute("name")) g.name = prefixed(nm);
-      const Transform o = origin(c);
+      const Transform o = origin(c, "link/collision/origin");
       g.pos = to_array(o.pos);
       g.quat = to_array(o.quat);
       if (t == "box") {
@@ -273,6 +291,7 @@ class UrdfImporter {
   void read_joint(const XMLElement* e) {
     UJoint j;
     j.el = e;
+    check_attributes(e, "joint");
     j.name = required(e, "name");
     j.type = required(e, "type");
     static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "fixed",
@@ -283,19 +302,23 @@ class UrdfImporter {
     const XMLElement* p = e->FirstChildElement("parent");
     const XMLElement* c = e->FirstChildElement("child");
     if (!p || !c) fail(where(e), "joint '" + j.name + "' needs <parent link=...> and <child link=...>");
+    check_attributes(p, "joint/parent");
+    check_attributes(c, "joint/child");
     j.parent = required(p, "link");
     j.child = required(c, "link");
-    j.origin = origin(e);
+    j.origin = origin(e, "joint/origin");
     // The axis of a fixed (or floating/planar-as-fixed) joint has no meaning; valid URDFs give
     // <axis xyz="0 0 0"/> there (Go2, iCub, TIAGo), so it is only read for joints with one dof.
     const bool has_axis = j.type == "revolute" || j.type == "continuous" || j.type == "prismatic";
     if (const XMLElement* a = has_axis ? e->FirstChildElement("axis") : nullptr) {
+      check_attributes(a, "joint/axis");
       if (!import::read_fixed(path_, a, "xyz", 3, j.axis.data())) fail(where(a), "<axis> needs 'xyz'");
       const double n = norm(vec3(j.axis));
       if (!(n > 1e-12)) fail(where(a), "joint axis must be non-zero");
       j.axis = {j.axis[0] / n, j.axis[1] / n, j.axis[2] / n};
     }
     if (const XMLElement* l = e->FirstChildElement("limit")) {
+      check_attributes(l, "joint/limit");
       j.lower = number(l, "lower", 0);
       j.upper = number(l, "upper", 0);
       j.has_limit = true;
@@ -304,12 +327,14 @@ class UrdfImporter {
                   "joint effort/velocity limits ignored: URDF declares no actuators (add them in the scene)");
     }
     if (const XMLElement* d = e->FirstChildElement("dynamics")) {
+      check_attributes(d, "joint/dynamics");
       j.damping = number(d, "damping", 0);
       if (j.damping < 0) fail(where(d), "damping must be non-negative");
       j.friction = number(d, "friction", 0);
       if (j.friction < 0) fail(where(d), "friction must be non-negative");
     }
     if (const XMLElement* mi = e->FirstChildElement("mimic")) {
+      check_attributes(mi, "joint/mimic");
       if (!has_axis) {  // a fixed (or floating/planar) joint has no coordinate to couple (TALOS's grippers)
         rep_.warn("mimic-fixed", where(mi), "<mimic> of a " + j.type + " joint ignored: it has no coordinate to couple");
       } else {
