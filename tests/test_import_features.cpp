@@ -46,8 +46,18 @@ TEST(Docs, ImportFeatureTableInSync) {
     std::ofstream(path) << doc.substr(0, b + begin.size()) << expected << doc.substr(e);
     GTEST_SKIP() << "rewrote the feature table of " << path;
   }
+  // The first line that differs, to say what changed.
+  std::istringstream have_lines(table), want_lines(expected);
+  std::string have, want;
+  int line = 0;
+  while (std::getline(want_lines, want)) {
+    ++line;
+    if (!std::getline(have_lines, have)) have = "(end of the section)";
+    if (have != want) break;
+  }
   EXPECT_TRUE(table == expected)
-      << "docs/model-import.md's feature table differs from the importers' tables (src/import/mjcf_features.cpp, "
+      << "line " << line << " of the generated section:\n  docs:  " << have << "\n  table: " << want
+      << "\ndocs/model-import.md's feature table differs from the importers' tables (src/import/mjcf_features.cpp, "
          "urdf_features.cpp); regenerate it: SAP_UPDATE_DOCS=1 build-cpu/test_import_features --gtest_filter=Docs.*";
   // Every row has five cells.
   std::istringstream rows(expected);
