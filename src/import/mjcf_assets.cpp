@@ -25,7 +25,8 @@ void check_known(const std::string& where, const tinyxml2::XMLElement* e, const 
     std::string known;
     for (const AttributeFeature& k : table.attributes)
       if (k.status != Support::kIgnored && !k.noted) known += std::string(known.empty() ? "" : ", ") + k.name;
-    fail(where, std::string("<") + e->Name() + "> attribute '" + a->Name() + "' is not supported (known: " + known + ")");
+    fail(where,
+         std::string("<") + e->Name() + "> attribute '" + a->Name() + "' is not supported (known: " + known + ")");
   }
 }
 

@@ -132,6 +132,7 @@ class UrdfImporter {
     }
     if (links_.empty()) fail(where(robot), "the robot has no links");
     repair_inertia_rounding();
+    bound_inertia();
     build();
     rep_.flush(report);
   }
@@ -165,7 +166,8 @@ class UrdfImporter {
     for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
       if ((!known.find(a->Name()) || known.find(a->Name())->noted) && !std::strchr(a->Name(), ':'))
         rep_.warn(std::string("attr:") + e->Name() + ":" + a->Name(), where(e),
-                  std::string("attribute '") + a->Name() + "' of <" + e->Name() + "> is not recognized and was ignored");
+                  std::string("attribute '") + a->Name() + "' of <" + e->Name() +
+                      "> is not recognized and was ignored");
   }
   std::string required(const XMLElement* e, const char* attr) const {
     const char* v = e->Attribute(attr);
@@ -423,6 +425,53 @@ class UrdfImporter {
     }
   }
 
+  // ImportOptions::bound_inertia: MuJoCo's compiler boundinertia on every link with an
+  // <inertial>, I = V max(Λ, b) V^T (axes kept), a note per link it changes.
+  void bound_inertia() {
+    const double b = opt_.bound_inertia;
+    if (!(b > 0)) return;
+    for (ULink& l : links_) {
+      if (!l.inertia_el) continue;
+      Eigen::Matrix3d T;
+      T << l.inertia[0], l.inertia[3], l.inertia[4], l.inertia[3], l.inertia[1], l.inertia[5], l.inertia[4],
+          l.inertia[5], l.inertia[2];
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(T);
+      if (es.eigenvalues()[0] >= b) continue;
+      T = es.eigenvectors() * es.eigenvalues().cwiseMax(b).asDiagonal() * es.eigenvectors().transpose();
+      l.inertia = {T(0, 0), T(1, 1), T(2, 2), T(0, 1), T(0, 2), T(1, 2)};
+      rep_.warn("bound-inertia", where(l.inertia_el),
+                "link '" + l.name + "': principal moments (" + fmt(es.eigenvalues()[0]) + ", " +
+                    fmt(es.eigenvalues()[1]) + ", " + fmt(es.eigenvalues()[2]) + ") kg m^2 raised to at least " +
+                    fmt(b) + " (ImportOptions::bound_inertia, MuJoCo's boundinertia)");
+    }
+  }
+
+  // MuJoCo's compiler rejects a link whose inertia tensor is not zero but has a principal moment
+  // below mjEPS = 1e-14 ("inertia must have positive eigenvalues": diag(1, 1, 0) of pybullet's
+  // random URDFs, diag(1, 1, 2e-15); diag(1, 1, 1e-13) passes; tests/data/mujoco/
+  // validation_errors.json), and a free link with diag(1, 1, 0) makes our mass matrix singular.
+  // Checked on moving links (static ones have no effect here), on the tensor after the
+  // rounding-noise projection and ImportOptions::bound_inertia. Tensors whose largest moment is
+  // below 1e-14 are point masses (iCub's rounding-noise tensors, projected), accepted as before.
+  void check_singular_inertia(const std::vector<int>& moving) {
+    constexpr double kEps = 1e-14;  // mjEPS
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+      const ULink& l = links_[i];
+      if (!moving[i] || !l.inertia_el) continue;
+      Eigen::Matrix3d T;
+      T << l.inertia[0], l.inertia[3], l.inertia[4], l.inertia[3], l.inertia[1], l.inertia[5], l.inertia[4],
+          l.inertia[5], l.inertia[2];
+      const Eigen::Vector3d lam =
+          Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(T, Eigen::EigenvaluesOnly).eigenvalues();
+      if (lam[0] >= kEps || lam[2] < kEps) continue;
+      fail(where(l.inertia_el), "link '" + l.name + "' moves and its inertia tensor is singular: principal moments (" +
+                                    fmt(lam[0]) + ", " + fmt(lam[1]) + ", " + fmt(lam[2]) +
+                                    ") kg m^2, the smallest below 1e-14 (MuJoCo rejects it: 'inertia must have "
+                                    "positive eigenvalues'); ImportOptions::bound_inertia raises the principal moments "
+                                    "as MuJoCo's boundinertia does");
+    }
+  }
+
   void build() {
     std::map<std::string, int> parent_joint;
     std::map<std::string, std::vector<int>> children;
@@ -548,6 +597,7 @@ class UrdfImporter {
         if (parent_of[l] >= 0) subtree[static_cast<std::size_t>(parent_of[l])] += subtree[l];
       }
     }
+    check_singular_inertia(moving);
     std::vector<double> tree_mass(links_.size(), 0.0);
     for (const Item& it : order) {
       const std::size_t l = static_cast<std::size_t>(it.link);

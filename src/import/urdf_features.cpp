@@ -33,7 +33,8 @@ std::vector<ElementFeature> make_urdf_features() {
                "`<link><inertial>`",
                S,
                "\"URDF inertia repairs\": rounding noise projected onto the nearest PSD tensor, massless moving "
-               "subtrees bounded; other non-PSD tensors are errors",
+               "subtrees bounded; other non-PSD tensors and singular tensors of moving links are errors "
+               "(ImportOptions::bound_inertia)",
                "mass properties",
                {}});
   t.push_back({"link/inertial/origin", "`<inertial><origin>`", S, "", "the inertial frame in the link frame",
