@@ -425,6 +425,12 @@ class UrdfImporter {
     }
   }
 
+  // A link in the depth-first order of build(), with the joint attaching it to its parent (-1
+  // for the root).
+  struct Item {
+    int link, joint;
+  };
+
   // ImportOptions::bound_inertia: MuJoCo's compiler boundinertia on every link with an
   // <inertial>, I = V max(Λ, b) V^T (axes kept), a note per link it changes.
   void bound_inertia() {
@@ -449,26 +455,68 @@ class UrdfImporter {
   // MuJoCo's compiler rejects a link whose inertia tensor is not zero but has a principal moment
   // below mjEPS = 1e-14 ("inertia must have positive eigenvalues": diag(1, 1, 0) of pybullet's
   // random URDFs, diag(1, 1, 2e-15); diag(1, 1, 1e-13) passes; tests/data/mujoco/
-  // validation_errors.json), and a free link with diag(1, 1, 0) makes our mass matrix singular.
-  // Checked on moving links (static ones have no effect here), on the tensor after the
-  // rounding-noise projection and ImportOptions::bound_inertia. Tensors whose largest moment is
-  // below 1e-14 are point masses (iCub's rounding-noise tensors, projected), accepted as before.
-  void check_singular_inertia(const std::vector<int>& moving) {
+  // validation_errors.json); a free link with diag(1, 1, 0) makes our mass matrix singular. What
+  // the solver needs is a regular rigid body: checked per rigid group that moves (a link with a
+  // dof and the links welded to it by fixed joints, poses in the group root's frame; MuJoCo's
+  // moving-body check groups so too), on the tensors after the rounding-noise projection and
+  // ImportOptions::bound_inertia. Accepted, unlike MuJoCo: a rank-1 tensor of a link welded to
+  // one that carries the inertia (ANYmal's 1 mg base, tests/data/welded_links_split.urdf), static
+  // links, and point masses (all moments below 1e-14: iCub's projected rounding noise).
+  void check_singular_inertia(const std::vector<Item>& order, const std::vector<int>& parent_of, bool root_is_world) {
     constexpr double kEps = 1e-14;  // mjEPS
-    for (std::size_t i = 0; i < links_.size(); ++i) {
-      const ULink& l = links_[i];
-      if (!moving[i] || !l.inertia_el) continue;
-      Eigen::Matrix3d T;
-      T << l.inertia[0], l.inertia[3], l.inertia[4], l.inertia[3], l.inertia[1], l.inertia[5], l.inertia[4],
-          l.inertia[5], l.inertia[2];
-      const Eigen::Vector3d lam =
-          Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(T, Eigen::EigenvaluesOnly).eigenvalues();
+    const std::size_t n = links_.size();
+    std::vector<int> root(n, -1), dofs(n, 0);
+    std::vector<Transform> pose(n);  // link frame in its group root's frame
+    for (const Item& it : order) {
+      const std::size_t l = static_cast<std::size_t>(it.link);
+      const std::string type = it.joint >= 0 ? joints_[static_cast<std::size_t>(it.joint)].type : "";
+      dofs[l] = it.joint >= 0 ? type != "fixed" && type != "planar" : floating_ && !root_is_world;
+      if (dofs[l] || parent_of[l] < 0) {
+        root[l] = it.link;
+      } else {
+        const std::size_t p = static_cast<std::size_t>(parent_of[l]);
+        root[l] = root[p];
+        pose[l] = pose[p] * joints_[static_cast<std::size_t>(it.joint)].origin;
+      }
+    }
+    auto eigen = [](const Vec3<double>& v) { return Eigen::Vector3d(v[0], v[1], v[2]); };
+    for (const Item& it : order) {
+      const std::size_t g = static_cast<std::size_t>(it.link);
+      if (!dofs[g]) continue;
+      double m = 0;
+      Eigen::Vector3d first = Eigen::Vector3d::Zero();
+      std::string welded;
+      for (std::size_t l = 0; l < n; ++l)
+        if (root[l] == it.link) {
+          m += links_[l].mass;
+          first += links_[l].mass * eigen(pose[l].pos + rotate(pose[l].quat, vec3(links_[l].com)));
+          if (l != g) welded += (welded.empty() ? "'" : ", '") + links_[l].name + "'";
+        }
+      if (!(m > 0)) continue;  // a massless subtree: the massless-link rule
+      const Eigen::Vector3d c = first / m;
+      Eigen::Matrix3d I = Eigen::Matrix3d::Zero();
+      for (std::size_t l = 0; l < n; ++l) {
+        if (root[l] != it.link) continue;
+        const import::Sym6& J = links_[l].inertia;
+        Eigen::Matrix3d T;
+        T << J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2];
+        const Quat<double>& q = pose[l].quat;
+        const Eigen::Matrix3d R = Eigen::Quaterniond(q.w, q.x, q.y, q.z).normalized().toRotationMatrix();
+        const Eigen::Vector3d d = eigen(pose[l].pos + rotate(q, vec3(links_[l].com))) - c;
+        I += R * T * R.transpose() +
+             links_[l].mass * (d.squaredNorm() * Eigen::Matrix3d::Identity() - d * d.transpose());
+      }
+      const Eigen::Vector3d lam = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(0.5 * (I + I.transpose()),
+                                                                                 Eigen::EigenvaluesOnly)
+                                      .eigenvalues();
       if (lam[0] >= kEps || lam[2] < kEps) continue;
-      fail(where(l.inertia_el), "link '" + l.name + "' moves and its inertia tensor is singular: principal moments (" +
-                                    fmt(lam[0]) + ", " + fmt(lam[1]) + ", " + fmt(lam[2]) +
-                                    ") kg m^2, the smallest below 1e-14 (MuJoCo rejects it: 'inertia must have "
-                                    "positive eigenvalues'); ImportOptions::bound_inertia raises the principal moments "
-                                    "as MuJoCo's boundinertia does");
+      const ULink& l = links_[g];
+      fail(where(l.inertia_el ? l.inertia_el : l.el),
+           "link '" + l.name + "' moves" + (welded.empty() ? "" : " (with the links welded to it: " + welded + ")") +
+               " and its inertia about the centre of mass is singular: principal moments (" + fmt(lam[0]) + ", " +
+               fmt(lam[1]) + ", " + fmt(lam[2]) +
+               ") kg m^2, the smallest below 1e-14 (MuJoCo rejects it: 'inertia must have positive eigenvalues'); "
+               "ImportOptions::bound_inertia raises the principal moments as MuJoCo's boundinertia does");
     }
   }
 
@@ -499,9 +547,7 @@ class UrdfImporter {
                          : "expected one root link, found " + std::to_string(roots.size()) + ": " + names);
     }
     // Pre-order traversal; collect bodies to compute tree masses before emitting geoms.
-    struct Item {
-      int link, joint;  // joint attaching the link to its parent (-1 for the root)
-    };
+
     std::vector<Item> order;
     std::vector<int> stack{roots[0]};
     std::vector<int> via{-1};
@@ -597,7 +643,7 @@ class UrdfImporter {
         if (parent_of[l] >= 0) subtree[static_cast<std::size_t>(parent_of[l])] += subtree[l];
       }
     }
-    check_singular_inertia(moving);
+    check_singular_inertia(order, parent_of, root_is_world);
     std::vector<double> tree_mass(links_.size(), 0.0);
     for (const Item& it : order) {
       const std::size_t l = static_cast<std::size_t>(it.link);
