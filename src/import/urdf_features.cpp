@@ -101,7 +101,9 @@ std::vector<ElementFeature> make_urdf_features() {
                 {"type", S,
                  "revolute, continuous (hinge), prismatic (slide), fixed, floating (free, only to the world), "
                  "spherical (ball); planar rejected (dropped under drop_unsupported: fixed)",
-                 "joint type", "continuous"}}});
+                 "joint type", "continuous"},
+                {"dont_collapse", I, "fixed joints are kept as welds anyway",
+                 "SDFormat/Gazebo: keep a fixed joint from being merged", "true"}}});
   t.push_back({"joint/origin", "`<joint><origin>`", S, "", "the child link frame in the parent link frame",
                origin_attributes("position")});
   t.push_back({"joint/parent", "`<joint><parent>`", S, "", "parent link", {{"link", S, "", "the link", "base"}}});
