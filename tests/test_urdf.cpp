@@ -491,7 +491,13 @@ TEST(Urdf, MasslessMovingSubtreeGetsTheBoundMass) {
 //     range[0] != 0 of a ball; pybullet takes the cone);
 //   lower > upper: an unlimited hinge with a warning, as MuJoCo (jnt_limited false);
 //   an axis of 4 numbers and an unexpanded $(optenv ...): errors, as MuJoCo, naming the file,
-//     line and attribute and saying what was expected.
+//     line and attribute and saying what was expected;
+//   a moving link with a singular inertia (diag(1, 1, 0), diag(1, 1, 2e-15): a principal moment
+//     below mjEPS = 1e-14): an error naming the link and its principal moments, as MuJoCo
+//     ("inertia must have positive eigenvalues"); diag(1, 1, 1e-13) loads, as in MuJoCo. One
+//     difference: a link welded to the static base with diag(1, 1, 0) loads here (its inertia
+//     has no effect), MuJoCo rejects it (and a singular link welded to one that carries the
+//     inertia: ContactWeightBodyInertia's welded_links_split.urdf, ANYmal's base).
 TEST(Urdf, MujocoVerdictsOnJointsAndAttributes) {
   std::ifstream in(std::string(SAP_SOURCE_DIR) + "/tests/data/mujoco/validation_errors.json");
   ASSERT_TRUE(in.good()) << "tests/data/mujoco/validation_errors.json missing";
@@ -499,11 +505,34 @@ TEST(Urdf, MujocoVerdictsOnJointsAndAttributes) {
   int n = 0;
   for (const auto& c : fx["cases"]) {
     const std::string name = c["name"];
-    if (name.rfind("urdf_", 0) != 0 || name.find("inertia") != std::string::npos) continue;
+    if (name.rfind("urdf_", 0) != 0) continue;
     SCOPED_TRACE(name);
     const std::string xml = c["urdf"];
     sap::ImportReport report;
     ++n;
+    if (name.find("_inertia_") != std::string::npos) {
+      if (name == "urdf_fixed_inertia_110") {  // the documented difference: a static link
+        EXPECT_FALSE(c["accepted"].get<bool>());
+        EXPECT_EQ(load(xml, &report).nv, 0);
+        continue;
+      }
+      if (c["accepted"].get<bool>()) {
+        EXPECT_EQ(load(xml, &report).nv, c["nv"].get<int>());
+        continue;
+      }
+      try {
+        load(xml, &report);
+        ADD_FAILURE() << "MuJoCo rejects it: " << c["error"];
+      } catch (const std::runtime_error& e) {
+        const std::string moments = name == "urdf_revolute_inertia_11_2e-15" ? "(2e-15, 1, 1)" : "(0, 1, 1)";
+        EXPECT_NE(std::string(e.what()).find("robot.urdf:1: link 'l' moves and its inertia about the centre of "
+                                             "mass is singular: principal moments " +
+                                             moments + " kg m^2"),
+                  std::string::npos)
+            << e.what();
+      }
+      continue;
+    }
     if (name == "urdf_axis_4_numbers" || name == "urdf_unexpanded_xacro") {
       ASSERT_FALSE(c["accepted"].get<bool>());
       try {
@@ -534,7 +563,56 @@ TEST(Urdf, MujocoVerdictsOnJointsAndAttributes) {
       EXPECT_TRUE(has_warning(report, "limit lower 1 > upper -1: the joint is unlimited"));
     }
   }
-  EXPECT_EQ(n, 5);
+  EXPECT_EQ(n, 10);
+}
+
+// ImportOptions::bound_inertia repairs what the singular-inertia check rejects, as MuJoCo's
+// compiler boundinertia: every link's principal moments raised to at least the bound, axes kept,
+// a note per raised link. A y-hinge "rod" with inertia diag(0.5, 0.25, 0) in an inertial frame
+// turned by 90 degrees about x (its zero moment is about the link's y, the hinge axis) and a tip
+// welded on that axis with no y moment: the rigid body rod + tip is singular about y (an error
+// naming both); bounded to 1e-3, M = I_yy(rod) + I_yy(tip) = 2e-3 (the tip's mass is on the
+// axis).
+TEST(Urdf, SingularInertiaIsAnErrorOrBounded) {
+  const std::string xml = R"(<robot name="r">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous"><parent link="base"/><child link="rod"/><axis xyz="0 1 0"/></joint>
+  <link name="rod"><inertial><origin rpy="1.5707963267948966 0 0"/><mass value="2"/>
+    <inertia ixx="0.5" iyy="0.25" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="k" type="fixed"><parent link="rod"/><child link="tip"/><origin xyz="0 0.3 0"/></joint>
+  <link name="tip"><inertial><mass value="0.1"/><inertia ixx="1e-6" iyy="0" izz="1e-6" ixy="0" ixz="0" iyz="0"/></inertial></link>
+</robot>)";
+  try {
+    load(xml);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("robot.urdf:5: link 'rod' moves (with the links welded to it: 'tip') and its inertia about "
+                        "the centre of mass is singular: principal moments ("),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find(") kg m^2, the smallest below 1e-14"), std::string::npos) << what;
+    EXPECT_NE(what.find("ImportOptions::bound_inertia"), std::string::npos) << what;
+  }
+  sap::ImportOptions opt;
+  opt.bound_inertia = 1e-3;
+  sap::ImportReport report;
+  const sap::Model m = load(xml, &report, opt);
+  const std::size_t rod = static_cast<std::size_t>(m.body_id("rod")),
+                    base = static_cast<std::size_t>(m.body_id("base"));
+  const double expected[6] = {0.5, 1e-3, 0.25, 0, 0, 0};  // xx yy zz xy xz yz: the zero moment raised
+  for (int k = 0; k < 6; ++k)
+    EXPECT_NEAR(m.body_inertia[6 * rod + static_cast<std::size_t>(k)], expected[k], 1e-12) << k;
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(m.body_inertia[6 * base + static_cast<std::size_t>(k)], 1.0);  // above it
+  sap::DynamicsEvaluator ev(m);
+  ev.compute(Eigen::VectorXd::Zero(m.nq), Eigen::VectorXd::Zero(m.nv));
+  ASSERT_EQ(m.nv, 1);
+  EXPECT_NEAR(ev.mass_matrix()(0, 0), 2e-3, 1e-12);
+  int raised = 0;
+  for (const sap::NoteGroup& g : sap::group_notes(report.warnings))
+    if (g.kind.find("raised to at least 0.001 (ImportOptions::bound_inertia") != std::string::npos) raised += g.count;
+  EXPECT_EQ(raised, 2);  // the rod and the tip
+  EXPECT_TRUE(has_warning(report, "robot.urdf:5: link 'rod': principal moments ("));
 }
 
 TEST(Urdf, ErrorsNameFileAndLine) {

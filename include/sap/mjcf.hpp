@@ -59,6 +59,13 @@ struct ImportOptions {
   //   compiler boundmass/boundinertia, applied to those links only. 0: an error.
   double massless_link_mass = 1e-3;
   double massless_link_inertia = 1e-7;
+  // * a moving rigid group (a link with a dof and the links welded to it) whose inertia about
+  //   its centre of mass is singular, a principal moment below 1e-14 (MuJoCo's mjEPS) while the
+  //   largest is not (a rod or a plate: pybullet's random URDFs give free links diag(1, 1, 0)),
+  //   is an error, as MuJoCo rejects it; > 0: every link's principal moments are raised to at
+  //   least this (kg m^2), MuJoCo's compiler boundinertia, with a note per raised link. Point
+  //   masses (all moments below 1e-14) are left as they are.
+  double bound_inertia = 0;
 };
 
 // Appends the model in `path` to `builder` (top-level bodies attach to the world).

@@ -90,15 +90,7 @@ void MjcfImporter::apply_actuator(const Node& n, ActAttrs& a) {
     a.gainprm[0] = kv;
     a.biasprm[2] = -kv;
   }
-  check_attributes(n, {"name",      "class",      "group",         "ctrllimited",  "forcelimited", "actlimited",
-                       "ctrlrange", "forcerange", "actrange",      "lengthrange",  "gear",         "cranklength",
-                       "user",      "joint",      "jointinparent", "site",         "refsite",      "tendon",
-                       "cranksite", "slidersite", "body",          "actdim",       "dyntype",      "gaintype",
-                       "biastype",  "dynprm",     "gainprm",       "biasprm",      "actearly",     "kp",
-                       "kv",        "dampratio",  "timeconst",     "inheritrange", "nsample",      "interp",
-                       "delay",     "gain",       "area",          "diameter",     "bias",         "range",
-                       "force",     "scale",      "lmin",          "lmax",         "vmax",         "fpmax",
-                       "fvmax",     "tausmooth",  "plugin",        "instance"});
+  check_attributes(n, "actuator");
 }
 
 void MjcfImporter::apply_tendon(const Node& n, TendonAttrs& a) {
@@ -174,9 +166,7 @@ void MjcfImporter::read_tendons(const Node& root) {
         ignored(c, "<" + t + "> in <tendon>", "unknown element");
         continue;
       }
-      check_attributes(c, {"name", "class", "group", "limited", "actuatorfrclimited", "range", "actuatorfrcrange",
-                           "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "frictionloss",
-                           "springlength", "stiffness", "damping", "armature", "margin", "rgba", "user"});
+      check_attributes(c, "tendon/fixed");
       TendonAttrs a;
       for (int k : class_chain(element_class(c, 0)))
         for (const Node* d : classes_[static_cast<std::size_t>(k)].tendon) apply_tendon(*d, a);
@@ -219,10 +209,7 @@ void MjcfImporter::read_tendons(const Node& root) {
 // sphere/cylinder geoms (and their sidesites) between two sites and pulleys; limits, spring
 // and damper as for fixed tendons.
 void MjcfImporter::read_spatial_tendon(const Node& c) {
-  check_attributes(c, {"name", "class", "group", "limited", "actuatorfrclimited", "range", "actuatorfrcrange",
-                       "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "frictionloss",
-                       "springlength", "stiffness", "damping", "armature", "margin", "rgba", "material", "width",
-                       "user"});
+  check_attributes(c, "tendon/spatial");
   TendonAttrs a;
   for (int k : class_chain(element_class(c, 0)))
     for (const Node* d : classes_[static_cast<std::size_t>(k)].tendon) apply_tendon(*d, a);
@@ -302,8 +289,7 @@ void MjcfImporter::read_equalities(const Node& root) {
         else ignored(c, "<" + t + "> in <equality>", "unknown element");
         continue;
       }
-      check_attributes(c, {"name", "class", "active", "solref", "solimp", "joint1", "joint2", "polycoef", "body1",
-                           "body2", "site1", "site2", "anchor", "relpose", "torquescale", "tendon1", "tendon2"});
+      check_attributes(c, "equality");
       EqAttrs a;
       for (int k : class_chain(element_class(c, 0)))
         for (const Node* d : classes_[static_cast<std::size_t>(k)].equality) apply_equality(*d, a);

@@ -1,6 +1,8 @@
 // MJCF <asset> meshes and heightfields (see mjcf_assets.hpp).
 #include "import/mjcf_assets.hpp"
 
+#include "import/import_features.hpp"
+
 #include <tinyxml2.h>
 
 #include <cmath>
@@ -13,20 +15,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void check_known(const std::string& where, const tinyxml2::XMLElement* e, std::initializer_list<const char*> known,
-                 std::initializer_list<const char*> visual) {
+// An attribute the feature table's element does not list is an error naming the attributes the
+// table supports (mjcf_features.cpp).
+void check_known(const std::string& where, const tinyxml2::XMLElement* e, const char* element_key) {
+  const ElementFeature& table = mjcf_element(element_key);
   for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || !std::strcmp(k, a->Name());
-    for (const char* k : visual) ok = ok || !std::strcmp(k, a->Name());
-    if (!ok)
-      fail(where, std::string("<") + e->Name() + "> attribute '" + a->Name() + "' is not supported (known: " +
-                      [&] {
-                        std::string s;
-                        for (const char* k : known) s += std::string(s.empty() ? "" : ", ") + k;
-                        return s;
-                      }() +
-                      ")");
+    const AttributeFeature* row = table.find(a->Name());
+    if (row && !row->noted) continue;
+    std::string known;
+    for (const AttributeFeature& k : table.attributes)
+      if (k.status != Support::kIgnored && !k.noted) known += std::string(known.empty() ? "" : ", ") + k.name;
+    fail(where,
+         std::string("<") + e->Name() + "> attribute '" + a->Name() + "' is not supported (known: " + known + ")");
   }
 }
 
@@ -55,8 +55,7 @@ std::string MjcfAssets::resolve(const std::string& file) const {
 
 void MjcfAssets::read_mesh(const std::string& file, const std::string& where, const tinyxml2::XMLElement* e,
                            const std::vector<const tinyxml2::XMLElement*>& defaults) {
-  check_known(where, e, {"name", "class", "file", "scale", "vertex", "face", "inertia", "refpos", "refquat", "maxhullvert"},
-              {"normal", "texcoord", "smoothnormal", "content_type", "material"});
+  check_known(where, e, "asset/mesh");
   MeshDecl d;
   d.where = where;
   auto apply = [&](const tinyxml2::XMLElement* x) {
@@ -104,7 +103,7 @@ void MjcfAssets::read_mesh(const std::string& file, const std::string& where, co
 }
 
 void MjcfAssets::read_hfield(const std::string& file, const std::string& where, const tinyxml2::XMLElement* e) {
-  check_known(where, e, {"name", "file", "nrow", "ncol", "size", "elevation"}, {"content_type"});
+  check_known(where, e, "asset/hfield");
   HfieldDecl d;
   d.where = where;
   std::string name, f;

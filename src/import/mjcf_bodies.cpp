@@ -19,8 +19,7 @@ namespace sap::import::mjcf {
 // solref sets its stiffness and dissipation (model/contact_pairs.hpp); solimp and
 // solreffriction have no counterpart and are warned.
 void MjcfImporter::read_contact_pair(const Node& c) {
-  check_attributes(c, {"name", "class", "geom1", "geom2", "condim", "friction", "margin", "gap", "solref",
-                       "solimp", "solreffriction"});
+  check_attributes(c, "contact/pair");
   std::string n1, n2;
   if (!import::read_string(c.el, "geom1", n1) || !import::read_string(c.el, "geom2", n2))
     fail(where(c), "<pair> needs geom1 and geom2");
@@ -95,7 +94,7 @@ void MjcfImporter::read_body_children(const Node& n, int body, int childclass, c
     if (t == "body") {
       read_body(c, body, childclass, frame);
     } else if (t == "frame") {
-      check_attributes(c, {"name", "childclass", "pos", "quat", "axisangle", "xyaxes", "zaxis", "euler"});
+      check_attributes(c, "frame");
       std::string cc;
       const int cls = import::read_string(c.el, "childclass", cc) ? find_class(c, cc) : childclass;
       read_body_children(c, body, cls, compose(frame, read_pose(c)));
@@ -122,8 +121,7 @@ void MjcfImporter::read_body_children(const Node& n, int body, int childclass, c
 }
 
 void MjcfImporter::read_body(const Node& n, int parent, int childclass, const Transform& frame) {
-  check_attributes(n, {"name", "childclass", "mocap", "pos", "quat", "axisangle", "xyaxes", "zaxis", "euler",
-                       "gravcomp", "user", "sleep"});
+  check_attributes(n, "body");
   PBody b;
   b.node = &n;
   import::read_string(n.el, "name", b.name);
@@ -150,7 +148,7 @@ void MjcfImporter::read_body(const Node& n, int parent, int childclass, const Tr
 }
 
 void MjcfImporter::read_inertial(const Node& n, int body) {
-  check_attributes(n, {"pos", "quat", "axisangle", "xyaxes", "zaxis", "euler", "mass", "diaginertia", "fullinertia"});
+  check_attributes(n, "inertial");
   PBody& b = bodies_[static_cast<std::size_t>(body)];
   if (b.has_inertial) fail(where(n), "a body can have only one <inertial>");
   const std::string f = file(n);
@@ -181,7 +179,7 @@ void MjcfImporter::read_joint(const Node& n, int body, int cls, const Transform&
   std::string name;
   import::read_string(n.el, "name", name);
   if (!std::strcmp(n.tag(), "freejoint")) {
-    check_attributes(n, {"name", "group", "align"});
+    check_attributes(n, "freejoint");
     a.type = kJointFree;
   } else {
     for (int c : class_chain(cls))
@@ -602,7 +600,7 @@ void MjcfImporter::read_contact(const Node& root) {
     for (const Node& c : s.children) {
       const std::string t = c.tag();
       if (t == "exclude") {
-        check_attributes(c, {"name", "body1", "body2"});
+        check_attributes(c, "contact/exclude");
         std::string b1, b2;
         if (!import::read_string(c.el, "body1", b1) || !import::read_string(c.el, "body2", b2))
           fail(where(c), "<exclude> needs body1 and body2");

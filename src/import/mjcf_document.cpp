@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "import/import_features.hpp"
 #include "import/mjcf_importer.hpp"
 
 namespace sap {
@@ -23,11 +24,11 @@ void MjcfImporter::unsupported(const Node& n, const std::string& what, const std
   rep_.warn("dropped:" + what, where(n), what + " dropped: " + why);
 }
 
-void MjcfImporter::check_attributes(const Node& n, std::initializer_list<const char*> known) {
+void MjcfImporter::check_attributes(const Node& n, const char* element_key) {
+  const import::ElementFeature& known = import::mjcf_element(element_key);
   for (const tinyxml2::XMLAttribute* a = n.el->FirstAttribute(); a; a = a->Next()) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || !std::strcmp(k, a->Name());
-    if (!ok)
+    const import::AttributeFeature* row = known.find(a->Name());
+    if (!row || row->noted)
       rep_.warn(std::string("attr:") + n.tag() + ":" + a->Name(), where(n),
                 std::string("attribute '") + a->Name() + "' of <" + n.tag() + "> is not recognized and was ignored");
   }
@@ -155,11 +156,7 @@ void MjcfImporter::read_globals(const Node& root) {
 }
 
 void MjcfImporter::read_compiler(const Node& n) {
-  check_attributes(n, {"angle",        "eulerseq",     "autolimits",       "inertiafromgeom", "inertiagrouprange",
-                       "boundmass",    "boundinertia", "settotalmass",     "balanceinertia",  "meshdir",
-                       "texturedir",   "assetdir",     "strippath",        "discardvisual",   "fusestatic",
-                       "coordinate",   "usethread",    "exactmeshinertia", "convexhull",      "alignfree",
-                       "saveinertial", "maxhullvert",  "fitaabb"});
+  check_attributes(n, "compiler");
   const std::string f = file(n);
   std::string s;
   if (import::read_string(n.el, "angle", s)) {
@@ -215,13 +212,14 @@ void MjcfImporter::read_option(const Node& n) {
   if (density < 0 || viscosity < 0) fail(where(n), "option density and viscosity must be non-negative");
   if (n.el->Attribute("density") || n.el->Attribute("viscosity") || n.el->Attribute("wind"))
     builder_.set_fluid(density, viscosity, wind);
+  // What the feature table does not call supported or ignored is a solver setting (or unknown):
+  // warned, together.
+  const import::ElementFeature& table = import::mjcf_element("option");
   std::string solver_attrs;
   for (const tinyxml2::XMLAttribute* a = n.el->FirstAttribute(); a; a = a->Next()) {
-    const std::string name = a->Name();
-    if (name == "timestep" || name == "gravity" || name == "density" || name == "viscosity" || name == "wind" ||
-        name == "magnetic")
-      continue;
-    solver_attrs += (solver_attrs.empty() ? "" : ", ") + name;
+    const import::AttributeFeature* row = table.find(a->Name());
+    if (row && (row->status == import::Support::kSupported || row->status == import::Support::kIgnored)) continue;
+    solver_attrs += (solver_attrs.empty() ? "" : ", ") + std::string(a->Name());
   }
   if (!solver_attrs.empty()) ignored(n, "option " + solver_attrs, "MuJoCo solver settings do not apply to SAP");
   for (const Node& c : n.children) {
@@ -388,30 +386,7 @@ void MjcfImporter::apply_joint(const Node& n, JointAttrs& a) {
   import::read_bool(f, n.el, "actuatorgravcomp", a.actuatorgravcomp);
   if (n.el->Attribute("solreflimit") || n.el->Attribute("solimplimit") || n.el->Attribute("margin"))
     a.limit_softness = true;
-  check_attributes(n, {"name",
-                       "class",
-                       "type",
-                       "group",
-                       "pos",
-                       "axis",
-                       "springdamper",
-                       "limited",
-                       "actuatorfrclimited",
-                       "solreflimit",
-                       "solimplimit",
-                       "solreffriction",
-                       "solimpfriction",
-                       "stiffness",
-                       "range",
-                       "actuatorfrcrange",
-                       "actuatorgravcomp",
-                       "margin",
-                       "ref",
-                       "springref",
-                       "armature",
-                       "damping",
-                       "frictionloss",
-                       "user"});
+  check_attributes(n, "joint");
 }
 
 void MjcfImporter::apply_geom(const Node& n, GeomAttrs& g) {
@@ -454,11 +429,7 @@ void MjcfImporter::apply_geom(const Node& n, GeomAttrs& g) {
     if (import::read_numbers(file(n), n.el, "fluidcoef", 5, 5, fc))
       for (std::size_t k = 0; k < 5; ++k) g.fluidcoef[k] = fc[k];
   }
-  check_attributes(n, {"name",     "class",     "type",       "contype",   "conaffinity", "condim",  "group",
-                       "priority", "size",      "material",   "friction",  "mass",        "density", "shellinertia",
-                       "solmix",   "solref",    "solimp",     "margin",    "gap",         "fromto",  "pos",
-                       "quat",     "axisangle", "xyaxes",     "zaxis",     "euler",       "hfield",  "mesh",
-                       "fitscale", "rgba",      "fluidshape", "fluidcoef", "user"});
+  check_attributes(n, "geom");
 }
 
 void MjcfImporter::read_keyframes(const Node& root, ImportReport* report) {
@@ -469,7 +440,7 @@ void MjcfImporter::read_keyframes(const Node& root, ImportReport* report) {
         ignored(k, "<" + std::string(k.tag()) + "> in <keyframe>", "unknown element");
         continue;
       }
-      check_attributes(k, {"name", "time", "qpos", "qvel", "act", "mpos", "mquat", "ctrl"});
+      check_attributes(k, "keyframe/key");
       ImportReport::Keyframe kf;
       import::read_string(k.el, "name", kf.name);
       std::vector<double> v;

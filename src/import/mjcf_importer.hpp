@@ -224,7 +224,9 @@ class MjcfImporter {
   const std::string& file(const Node& n) const { return files_[static_cast<std::size_t>(n.file)]; }
   void ignored(const Node& n, const std::string& what, const std::string& why);
   void unsupported(const Node& n, const std::string& what, const std::string& why);
-  void check_attributes(const Node& n, std::initializer_list<const char*> known);
+  // Notes every attribute of n that the feature table's element `element_key` does not list
+  // (mjcf_features.cpp: the single list of what each element accepts).
+  void check_attributes(const Node& n, const char* element_key);
   std::string prefixed(const std::string& name) const { return name.empty() ? name : opt_.name_prefix + name; }
 
 

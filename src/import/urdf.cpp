@@ -15,6 +15,7 @@
 #include <set>
 
 #include "import/import_common.hpp"
+#include "import/import_features.hpp"
 #include "sap/mesh_asset.hpp"
 #include "sap/mjcf.hpp"
 
@@ -131,6 +132,7 @@ class UrdfImporter {
     }
     if (links_.empty()) fail(where(robot), "the robot has no links");
     repair_inertia_rounding();
+    bound_inertia();
     build();
     rep_.flush(report);
   }
@@ -156,6 +158,17 @@ class UrdfImporter {
       fail(where(e), what + " is not supported: " + why + " (ImportOptions::drop_unsupported drops it with a warning)");
     rep_.warn("dropped:" + what, where(e), what + " dropped: " + why);
   }
+  // Notes the attributes of e that the feature table's element `key` does not list
+  // (urdf_features.cpp); namespaced ones (xmlns:..., xacro:...) belong to other tools.
+  void check_attributes(const XMLElement* e, const char* key) {
+    if (!e) return;
+    const import::ElementFeature& known = import::urdf_element(key);
+    for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next())
+      if ((!known.find(a->Name()) || known.find(a->Name())->noted) && !std::strchr(a->Name(), ':'))
+        rep_.warn(std::string("attr:") + e->Name() + ":" + a->Name(), where(e),
+                  std::string("attribute '") + a->Name() + "' of <" + e->Name() +
+                      "> is not recognized and was ignored");
+  }
   std::string required(const XMLElement* e, const char* attr) const {
     const char* v = e->Attribute(attr);
     if (!v || !*v) fail(where(e), std::string("<") + e->Name() + "> needs a '" + attr + "' attribute");
@@ -169,10 +182,11 @@ class UrdfImporter {
   }
   // <origin xyz rpy>: the frame of an element in its link (or parent link) frame; rpy are
   // fixed-axis angles, R = Rz(yaw) Ry(pitch) Rx(roll).
-  Transform origin(const XMLElement* parent) const {
+  Transform origin(const XMLElement* parent, const char* key) {
     Transform p;
     const XMLElement* o = parent->FirstChildElement("origin");
     if (!o) return p;
+    check_attributes(o, key);
     import::read_fixed(path_, o, "xyz", 3, p.pos.v);
     Vec3<double> rpy = Vec3<double>::zero();
     if (import::read_fixed(path_, o, "rpy", 3, rpy.v)) p.quat = from_rpy(rpy);
@@ -182,16 +196,19 @@ class UrdfImporter {
   void read_link(const XMLElement* e) {
     ULink l;
     l.el = e;
+    check_attributes(e, "link");
     l.name = required(e, "name");
     if (link_index_.count(l.name)) fail(where(e), "repeated link name '" + l.name + "'");
     if (const XMLElement* in = e->FirstChildElement("inertial")) {
-      const Transform o = origin(in);
+      const Transform o = origin(in, "link/inertial/origin");
       const XMLElement* m = in->FirstChildElement("mass");
       if (!m) fail(where(in), "<inertial> needs a <mass>");
+      check_attributes(m, "link/inertial/mass");
       l.mass = number(m, "value", 0, true);
       if (!(l.mass >= 0)) fail(where(m), "mass must be non-negative");
       const XMLElement* I = in->FirstChildElement("inertia");
       if (!I) fail(where(in), "<inertial> needs an <inertia>");
+      check_attributes(I, "link/inertial/inertia");
       // URDF inertia is about the com in the inertial frame; rotate it into the link frame.
       const import::Sym6 local{number(I, "ixx", 0, true), number(I, "iyy", 0, true), number(I, "izz", 0, true),
                                number(I, "ixy", 0, true), number(I, "ixz", 0, true), number(I, "iyz", 0, true)};
@@ -206,9 +223,12 @@ class UrdfImporter {
       if (!geo || !geo->FirstChildElement()) fail(where(c), "<collision> needs a <geometry> with a shape");
       const XMLElement* shape = geo->FirstChildElement();
       const std::string t = shape->Name();
+      check_attributes(c, "link/collision");
+      if (t == "box" || t == "sphere" || t == "cylinder" || t == "capsule" || t == "mesh")
+        check_attributes(shape, ("geometry/" + t).c_str());
       GeomSpec g;
       if (const char* nm = c->Attribute("name")) g.name = prefixed(nm);
-      const Transform o = origin(c);
+      const Transform o = origin(c, "link/collision/origin");
       g.pos = to_array(o.pos);
       g.quat = to_array(o.quat);
       if (t == "box") {
@@ -273,6 +293,7 @@ class UrdfImporter {
   void read_joint(const XMLElement* e) {
     UJoint j;
     j.el = e;
+    check_attributes(e, "joint");
     j.name = required(e, "name");
     j.type = required(e, "type");
     static const std::set<std::string> types = {"revolute", "continuous", "prismatic", "fixed",
@@ -283,19 +304,23 @@ class UrdfImporter {
     const XMLElement* p = e->FirstChildElement("parent");
     const XMLElement* c = e->FirstChildElement("child");
     if (!p || !c) fail(where(e), "joint '" + j.name + "' needs <parent link=...> and <child link=...>");
+    check_attributes(p, "joint/parent");
+    check_attributes(c, "joint/child");
     j.parent = required(p, "link");
     j.child = required(c, "link");
-    j.origin = origin(e);
+    j.origin = origin(e, "joint/origin");
     // The axis of a fixed (or floating/planar-as-fixed) joint has no meaning; valid URDFs give
     // <axis xyz="0 0 0"/> there (Go2, iCub, TIAGo), so it is only read for joints with one dof.
     const bool has_axis = j.type == "revolute" || j.type == "continuous" || j.type == "prismatic";
     if (const XMLElement* a = has_axis ? e->FirstChildElement("axis") : nullptr) {
+      check_attributes(a, "joint/axis");
       if (!import::read_fixed(path_, a, "xyz", 3, j.axis.data())) fail(where(a), "<axis> needs 'xyz'");
       const double n = norm(vec3(j.axis));
       if (!(n > 1e-12)) fail(where(a), "joint axis must be non-zero");
       j.axis = {j.axis[0] / n, j.axis[1] / n, j.axis[2] / n};
     }
     if (const XMLElement* l = e->FirstChildElement("limit")) {
+      check_attributes(l, "joint/limit");
       j.lower = number(l, "lower", 0);
       j.upper = number(l, "upper", 0);
       j.has_limit = true;
@@ -304,12 +329,14 @@ class UrdfImporter {
                   "joint effort/velocity limits ignored: URDF declares no actuators (add them in the scene)");
     }
     if (const XMLElement* d = e->FirstChildElement("dynamics")) {
+      check_attributes(d, "joint/dynamics");
       j.damping = number(d, "damping", 0);
       if (j.damping < 0) fail(where(d), "damping must be non-negative");
       j.friction = number(d, "friction", 0);
       if (j.friction < 0) fail(where(d), "friction must be non-negative");
     }
     if (const XMLElement* mi = e->FirstChildElement("mimic")) {
+      check_attributes(mi, "joint/mimic");
       if (!has_axis) {  // a fixed (or floating/planar) joint has no coordinate to couple (TALOS's grippers)
         rep_.warn("mimic-fixed", where(mi), "<mimic> of a " + j.type + " joint ignored: it has no coordinate to couple");
       } else {
@@ -398,6 +425,101 @@ class UrdfImporter {
     }
   }
 
+  // A link in the depth-first order of build(), with the joint attaching it to its parent (-1
+  // for the root).
+  struct Item {
+    int link, joint;
+  };
+
+  // ImportOptions::bound_inertia: MuJoCo's compiler boundinertia on every link with an
+  // <inertial>, I = V max(Λ, b) V^T (axes kept), a note per link it changes.
+  void bound_inertia() {
+    const double b = opt_.bound_inertia;
+    if (!(b > 0)) return;
+    for (ULink& l : links_) {
+      if (!l.inertia_el) continue;
+      Eigen::Matrix3d T;
+      T << l.inertia[0], l.inertia[3], l.inertia[4], l.inertia[3], l.inertia[1], l.inertia[5], l.inertia[4],
+          l.inertia[5], l.inertia[2];
+      const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> es(T);
+      if (es.eigenvalues()[0] >= b) continue;
+      T = es.eigenvectors() * es.eigenvalues().cwiseMax(b).asDiagonal() * es.eigenvectors().transpose();
+      l.inertia = {T(0, 0), T(1, 1), T(2, 2), T(0, 1), T(0, 2), T(1, 2)};
+      rep_.warn("bound-inertia", where(l.inertia_el),
+                "link '" + l.name + "': principal moments (" + fmt(es.eigenvalues()[0]) + ", " +
+                    fmt(es.eigenvalues()[1]) + ", " + fmt(es.eigenvalues()[2]) + ") kg m^2 raised to at least " +
+                    fmt(b) + " (ImportOptions::bound_inertia, MuJoCo's boundinertia)");
+    }
+  }
+
+  // MuJoCo's compiler rejects a link whose inertia tensor is not zero but has a principal moment
+  // below mjEPS = 1e-14 ("inertia must have positive eigenvalues": diag(1, 1, 0) of pybullet's
+  // random URDFs, diag(1, 1, 2e-15); diag(1, 1, 1e-13) passes; tests/data/mujoco/
+  // validation_errors.json); a free link with diag(1, 1, 0) makes our mass matrix singular. What
+  // the solver needs is a regular rigid body: checked per rigid group that moves (a link with a
+  // dof and the links welded to it by fixed joints, poses in the group root's frame; MuJoCo's
+  // moving-body check groups so too), on the tensors after the rounding-noise projection and
+  // ImportOptions::bound_inertia. Accepted, unlike MuJoCo: a rank-1 tensor of a link welded to
+  // one that carries the inertia (ANYmal's 1 mg base, tests/data/welded_links_split.urdf), static
+  // links, and point masses (all moments below 1e-14: iCub's projected rounding noise).
+  void check_singular_inertia(const std::vector<Item>& order, const std::vector<int>& parent_of, bool root_is_world) {
+    constexpr double kEps = 1e-14;  // mjEPS
+    const std::size_t n = links_.size();
+    std::vector<int> root(n, -1), dofs(n, 0);
+    std::vector<Transform> pose(n);  // link frame in its group root's frame
+    for (const Item& it : order) {
+      const std::size_t l = static_cast<std::size_t>(it.link);
+      const std::string type = it.joint >= 0 ? joints_[static_cast<std::size_t>(it.joint)].type : "";
+      dofs[l] = it.joint >= 0 ? type != "fixed" && type != "planar" : floating_ && !root_is_world;
+      if (dofs[l] || parent_of[l] < 0) {
+        root[l] = it.link;
+      } else {
+        const std::size_t p = static_cast<std::size_t>(parent_of[l]);
+        root[l] = root[p];
+        pose[l] = pose[p] * joints_[static_cast<std::size_t>(it.joint)].origin;
+      }
+    }
+    auto eigen = [](const Vec3<double>& v) { return Eigen::Vector3d(v[0], v[1], v[2]); };
+    for (const Item& it : order) {
+      const std::size_t g = static_cast<std::size_t>(it.link);
+      if (!dofs[g]) continue;
+      double m = 0;
+      Eigen::Vector3d first = Eigen::Vector3d::Zero();
+      std::string welded;
+      for (std::size_t l = 0; l < n; ++l)
+        if (root[l] == it.link) {
+          m += links_[l].mass;
+          first += links_[l].mass * eigen(pose[l].pos + rotate(pose[l].quat, vec3(links_[l].com)));
+          if (l != g) welded += (welded.empty() ? "'" : ", '") + links_[l].name + "'";
+        }
+      if (!(m > 0)) continue;  // a massless subtree: the massless-link rule
+      const Eigen::Vector3d c = first / m;
+      Eigen::Matrix3d I = Eigen::Matrix3d::Zero();
+      for (std::size_t l = 0; l < n; ++l) {
+        if (root[l] != it.link) continue;
+        const import::Sym6& J = links_[l].inertia;
+        Eigen::Matrix3d T;
+        T << J[0], J[3], J[4], J[3], J[1], J[5], J[4], J[5], J[2];
+        const Quat<double>& q = pose[l].quat;
+        const Eigen::Matrix3d R = Eigen::Quaterniond(q.w, q.x, q.y, q.z).normalized().toRotationMatrix();
+        const Eigen::Vector3d d = eigen(pose[l].pos + rotate(q, vec3(links_[l].com))) - c;
+        I += R * T * R.transpose() +
+             links_[l].mass * (d.squaredNorm() * Eigen::Matrix3d::Identity() - d * d.transpose());
+      }
+      const Eigen::Vector3d lam = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(0.5 * (I + I.transpose()),
+                                                                                 Eigen::EigenvaluesOnly)
+                                      .eigenvalues();
+      if (lam[0] >= kEps || lam[2] < kEps) continue;
+      const ULink& l = links_[g];
+      fail(where(l.inertia_el ? l.inertia_el : l.el),
+           "link '" + l.name + "' moves" + (welded.empty() ? "" : " (with the links welded to it: " + welded + ")") +
+               " and its inertia about the centre of mass is singular: principal moments (" + fmt(lam[0]) + ", " +
+               fmt(lam[1]) + ", " + fmt(lam[2]) +
+               ") kg m^2, the smallest below 1e-14 (MuJoCo rejects it: 'inertia must have positive eigenvalues'); "
+               "ImportOptions::bound_inertia raises the principal moments as MuJoCo's boundinertia does");
+    }
+  }
+
   void build() {
     std::map<std::string, int> parent_joint;
     std::map<std::string, std::vector<int>> children;
@@ -425,9 +547,7 @@ class UrdfImporter {
                          : "expected one root link, found " + std::to_string(roots.size()) + ": " + names);
     }
     // Pre-order traversal; collect bodies to compute tree masses before emitting geoms.
-    struct Item {
-      int link, joint;  // joint attaching the link to its parent (-1 for the root)
-    };
+
     std::vector<Item> order;
     std::vector<int> stack{roots[0]};
     std::vector<int> via{-1};
@@ -523,6 +643,7 @@ class UrdfImporter {
         if (parent_of[l] >= 0) subtree[static_cast<std::size_t>(parent_of[l])] += subtree[l];
       }
     }
+    check_singular_inertia(order, parent_of, root_is_world);
     std::vector<double> tree_mass(links_.size(), 0.0);
     for (const Item& it : order) {
       const std::size_t l = static_cast<std::size_t>(it.link);
