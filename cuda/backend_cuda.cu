@@ -1,6 +1,7 @@
 // CUDA backend: memory, streams, clocks, graphs, and the CUDA executor's launches of the solver's
 // stages and the rollout kernels (the collision's are in cuda/collision_cuda.cu, the split
-// Newton tail's in cuda/newton_tail_cuda.cu). No physics here: the stage bodies come from
+// Newton tail's in cuda/newton_tail_cuda.cu, the solver kernels of models with condim 4 or 6
+// pairs in cuda/angular_rows_cuda.cu). No physics here: the stage bodies come from
 // src/kernels through launch/launches_impl.hpp.
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -12,6 +13,7 @@
 
 #include "launch/cuda_api.hpp"
 #include "kernels/newton.hpp"
+#include "angular_rows_cuda.cuh"
 #include "launch_cuda.cuh"
 #include "newton_tail_cuda.cuh"
 #include "sap/backend/buffer.hpp"

@@ -1,8 +1,10 @@
 // The CUDA executor's collision launch, in a translation unit of its own (compiled in
-// parallel with cuda/backend_cuda.cu, the other long compile). No physics
+// parallel with cuda/backend_cuda.cu, the other long compile; the kernels of models with condim
+// 4 or 6 pairs in cuda/collision_angular_cuda.cu). No physics
 // here: the bodies come from src/kernels/collision_*.hpp through launch/launches_impl.hpp.
 #include "launch/cuda_api.hpp"
 #include "launch_cuda.cuh"  // CudaExec and its launchers, before the templates that use them
+#include "collision_angular_cuda.cuh"  // the condim 4/6 models' kernels: cuda/collision_angular_cuda.cu
 #include "launch/launches_impl.hpp"
 
 namespace sap {

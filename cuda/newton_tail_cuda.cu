@@ -11,5 +11,8 @@ namespace sap {
 
 template void for_each_world_team(CudaExec&, int, std::size_t, const NewtonTailKernel<float>&);
 template void for_each_world_team(CudaExec&, int, std::size_t, const NewtonTailKernel<double>&);
+// Models with condim 4 or 6 pairs (kAngular, launch/launches_impl.hpp), under the same cap.
+template void for_each_world_team(CudaExec&, int, std::size_t, const NewtonTailKernel<float, true>&);
+template void for_each_world_team(CudaExec&, int, std::size_t, const NewtonTailKernel<double, true>&);
 
 }  // namespace sap

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "backend_parity.hpp"
+#include "sap/mjcf.hpp"
 #include "scene_cases.hpp"
 
 using namespace sap;
@@ -37,13 +38,9 @@ SimulatorOptions options(const Scene& scene, Backend backend, const std::string&
   return o;
 }
 
-}  // namespace
-
-class CudaParity : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(CudaParity, OneStepMatchesCpuOracle) {
-  if (const std::string why = skip_reason(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  const Scene scene = load_named(GetParam());
+// One step on the GPU against one on the CPU oracle from the same state: the initial state and
+// one after the warm-up, under each preset.
+void expect_one_step_parity(const Scene& scene, const std::string& name) {
   for (const char* preset : {"approx64", "approx32", "drake"}) {
     Simulator cpu(scene, options(scene, Backend::CPU, preset));
     Simulator gpu(scene, options(scene, Backend::CUDA, preset));
@@ -57,11 +54,20 @@ TEST_P(CudaParity, OneStepMatchesCpuOracle) {
         probe.step();
         gpu.step();
         expect_step_agrees(record_step(probe), record_step(gpu), scene.model.nq, eps,
-                           GetParam() + " " + preset + (k == 0 ? " initial" : " warm"), 1);
+                           name + " " + preset + (k == 0 ? " initial" : " warm"), 1);
       }
       if (k < warmup) cpu.step();
     }
   }
+}
+
+}  // namespace
+
+class CudaParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaParity, OneStepMatchesCpuOracle) {
+  if (const std::string why = skip_reason(GetParam()); !why.empty()) GTEST_SKIP() << why;
+  expect_one_step_parity(load_named(GetParam()), GetParam());
 }
 
 TEST_P(CudaParity, ContactFreeTrajectoryMatchesCpuOracle) {
@@ -92,6 +98,24 @@ INSTANTIATE_TEST_SUITE_P(Scenes, CudaParity,
                                            "sphere_on_ground", "box_stack_5", "free_cube", "pd_arm", "franka_cube",
                                            "humanoid"),
                          [](const auto& info) { return info.param; });
+
+// Torsional and rolling friction (condim 4 and 6, docs/sap-math.md §3.9) on the GPU: the
+// kernels' kAngular instantiations (launch/launches_impl.hpp) against the CPU oracle. A ball
+// (condim 6) spinning and rolling, a box (condim 4) and an ellipsoid (condim 6, a convex pair:
+// the collision kernel with the convex solvers) spinning on a plane (condim 4: each pair takes
+// the larger).
+TEST(CudaParityAngular, OneStepMatchesCpuOracle) {
+  if (const std::string why = skip_reason("condim46"); !why.empty()) GTEST_SKIP() << why;
+  Scene scene = load_mjcf_string(R"(<mujoco><option timestep="0.002" cone="elliptic"/><worldbody>
+      <geom type="plane" size="2 2 0.1" condim="4" friction="0.8 0.02 0.002"/>
+      <body pos="0 0 0.1"><freejoint/><geom type="sphere" size="0.1" mass="1" condim="6"/></body>
+      <body pos="0.5 0 0.05"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="1" condim="4"/></body>
+      <body pos="-0.5 0 0.06"><freejoint/><geom type="ellipsoid" size="0.1 0.08 0.06" mass="1" condim="6"/></body>
+    </worldbody></mujoco>)",
+                                 "condim46.xml");
+  scene.qvel0 = {1.0, 0.3, 0.0, -2.0, 10.0, 15.0, 0.0, 0.0, 0.0, 0.0, 0.0, 20.0, 0.5, 0.0, 0.0, 0.0, 0.0, 10.0};
+  expect_one_step_parity(scene, "condim46");
+}
 
 // Selecting CUDA without a device (or in a CPU-only build) is a clear error, never a crash.
 TEST(CudaBackend, RequestWithoutDeviceIsAClearError) {

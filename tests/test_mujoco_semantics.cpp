@@ -318,29 +318,73 @@ TEST(MujocoSemantics, FrictionScaleReachesTorsionalFriction) {
   FAIL() << "friction_rates.json has no elliptic spin_condim4 case";
 }
 
+namespace {
+
+// One world of scene s stepped n times on the CPU (emulated teams of `lanes` lanes; 0: one
+// lane) under preset and linear solver: its qpos, then its qvel.
+std::vector<double> angular_run(const Scene& s, Preset preset, LinearSolver solver, int lanes, int n,
+                                std::vector<double>* qvel) {
+  SimulatorOptions opt = one_cpu_world();
+  opt.emulated_lanes = lanes;
+  opt.override_solver = true;
+  opt.solver = s.solver;
+  opt.solver.contact_preset_variant = preset;
+  opt.solver.linear_solver = solver;
+  Simulator sim(s, opt);
+  sim.reset();
+  sim.step(n);
+  *qvel = sim.qvel_view().to_host<double>();
+  return sim.qpos_view().to_host<double>();
+}
+
+}  // namespace
+
 // The angular rows on emulated GPU teams (a lane per row / dof, kernels/newton.hpp) give the
 // single lane's state, to the rounding of the teams' reductions (the cost sums in another order):
-// a ball spinning, rolling and sliding with condim 6 for 20 ms.
+// a ball spinning, rolling and sliding with condim 6 for 20 ms. The teams run the kernels'
+// kAngular instantiations as the CUDA backend does (launch/launches_impl.hpp): fp64 and fp32
+// objectives (approx64, approx32), the fused Newton loop and the split one (linear_solver =
+// reference: NewtonHeadKernel, NewtonTailKernel), teams of 1, 4 and 32 lanes; then an
+// ellipsoid (a convex pair: the collision kernel with the convex solvers) spinning with condim 6.
 TEST(MujocoSemantics, AngularRowsOnTeamsAsOneLane) {
   const nlohmann::json fx = fixture("friction_rates.json");
+  bool found = false;
   for (const auto& c : fx["cases"]) {
     if (c["name"] != "roll_condim6" || c["cone"] != "elliptic") continue;
+    found = true;
     Scene s = load_mjcf_string(c["xml"].get<std::string>(), "roll_condim6.xml");
     s.qvel0 = {1.0, 0.3, 0.0, -2.0, 10.0, 15.0};
-    std::vector<double> q[2];
-    for (int lanes : {0, 4}) {
-      SimulatorOptions opt = one_cpu_world();
-      opt.emulated_lanes = lanes;
-      Simulator sim(s, opt);
-      sim.reset();
-      sim.step(10);
-      q[lanes > 0] = sim.qpos_view().to_host<double>();
-    }
-    for (std::size_t i = 0; i < q[0].size(); ++i) EXPECT_NEAR(q[0][i], q[1][i], 1e-9) << "qpos " << i;
-    EXPECT_GT(std::abs(q[0][0]), 0.015);  // it moved
-    return;
+    for (const Preset preset : {Preset::Approx64, Preset::Approx32})
+      for (const LinearSolver solver : {LinearSolver::Cholesky, LinearSolver::Reference}) {
+        const std::string what = std::string(preset == Preset::Approx64 ? "approx64" : "approx32") +
+                                 (solver == LinearSolver::Reference ? " reference" : " cholesky");
+        std::vector<double> v;
+        const std::vector<double> one_lane = angular_run(s, preset, solver, 0, 10, &v);
+        EXPECT_GT(std::abs(one_lane[0]), 0.015) << what;  // it moved
+        EXPECT_LT(v[5], 15.0 - 0.1) << what;              // the torsional row slowed the spin (condim 3: 15)
+        for (int lanes : {1, 4, 32}) {
+          const std::vector<double> q = angular_run(s, preset, solver, lanes, 10, &v);
+          // Measured: identical for approx64 and the split loop, 6e-15 for approx32's fused loop.
+          for (std::size_t i = 0; i < q.size(); ++i)
+            EXPECT_NEAR(q[i], one_lane[i], 1e-9) << what << ", " << lanes << " lanes, qpos " << i;
+        }
+      }
   }
-  FAIL() << "friction_rates.json has no elliptic roll_condim6 case";
+  EXPECT_TRUE(found) << "friction_rates.json has no elliptic roll_condim6 case";
+  Scene e = load_mjcf_string(R"(<mujoco><option timestep="0.002" cone="elliptic"/><worldbody>
+      <geom type="plane" size="2 2 0.1" condim="6" friction="1 0.05 0.001"/>
+      <body pos="0 0 0.06"><freejoint/><geom type="ellipsoid" size="0.1 0.08 0.06" mass="1" condim="6"/></body>
+    </worldbody></mujoco>)",
+                             "ellipsoid_condim6.xml");
+  e.qvel0 = {0.5, 0.0, 0.0, 0.0, 0.0, 10.0};
+  std::vector<double> v;
+  const std::vector<double> one_lane = angular_run(e, Preset::Approx64, LinearSolver::Cholesky, 0, 10, &v);
+  EXPECT_LT(v[5], 10.0 - 0.1) << "ellipsoid";  // the torsional row slowed the spin
+  for (int lanes : {4, 32}) {
+    const std::vector<double> q = angular_run(e, Preset::Approx64, LinearSolver::Cholesky, lanes, 10, &v);
+    for (std::size_t i = 0; i < q.size(); ++i)
+      EXPECT_NEAR(q[i], one_lane[i], 1e-9) << "ellipsoid, " << lanes << " lanes, qpos " << i;
+  }
 }
 
 // Resting and sliding faces keep a patch: at each snapshot of MuJoCo's run where MuJoCo has a

@@ -144,7 +144,10 @@ SAP_HDI bool bounds_overlap(const ModelView& m, int g0, int g1, const GeomFrame<
   return squared_norm(f1.pos - f0.pos) <= reach * reach;
 }
 
-// Swaps two contact slots of world w (all arrays and the generation rank).
+// Swaps two contact slots of world w (all arrays and the generation rank). kAngular (here and
+// below): the contacts carry condim and the extra friction coefficients (ContactsView::angular(),
+// models with a pair of condim 4 or 6; the kernel's instantiation of its own, CollisionKernel).
+template <bool kAngular>
 SAP_HDI void swap_contact_slots(const ContactsView& c, const Slab<int>& seq, int w, int i, int j) {
 #define SAP_X(name, type, dim)       \
   for (int k = 0; k < (dim); ++k) {  \
@@ -154,18 +157,18 @@ SAP_HDI void swap_contact_slots(const ContactsView& c, const Slab<int>& seq, int
     p[(dim)*j + k] = tmp;            \
   }
   SAP_CONTACT_ARRAYS(SAP_X)
-#if SAP_ANGULAR_CONTACT_ROWS
-  if (c.angular()) {
-    SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
+  if constexpr (kAngular) {
+    if (c.angular()) {
+      SAP_CONTACT_ANGULAR_ARRAYS(SAP_X)
+    }
   }
-#endif
 #undef SAP_X
   const int tmp = seq(w)[i];
   seq(w)[i] = seq(w)[j];
   seq(w)[j] = tmp;
 }
 
-template <class S>
+template <bool kAngular, class S>
 SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const CollisionPairsView& pairs, int w,
                                int slot, int pair, const ContactGeom<S>& g) {
   const int g0 = pairs.geom0[pair], g1 = pairs.geom1[pair];
@@ -181,18 +184,18 @@ SAP_HD void write_contact_slot(const ContactsView& c, const ModelView& m, const 
   c.dissipation(w)[slot] = pairs.dissipation[pair];
   c.hc_dissipation(w)[slot] = pairs.hc_dissipation[pair];
   c.friction(w)[slot] = pairs.friction[pair];
-#if SAP_ANGULAR_CONTACT_ROWS
-  if (c.angular()) {
-    c.condim(w)[slot] = pairs.condim[pair];
-    for (int k = 0; k < 4; ++k) c.friction_ext(w)[4 * slot + k] = pairs.friction_ext[4 * pair + k];
+  if constexpr (kAngular) {
+    if (c.angular()) {
+      c.condim(w)[slot] = pairs.condim[pair];
+      for (int k = 0; k < 4; ++k) c.friction_ext(w)[4 * slot + k] = pairs.friction_ext[4 * pair + k];
+    }
   }
-#endif
 }
 
 // A contact generated past the capacity (rank `rank` in generation order) replaces the
 // shallowest kept one (largest phi, the latest rank on ties) when it is strictly deeper (with
 // no slot at all, it is only counted as dropped).
-template <class S>
+template <bool kAngular, class S>
 SAP_HD void replace_shallowest(const ContactsView& c, const ModelView& m, const CollisionPairsView& pairs,
                                const Slab<int>& seq_slab, int w, int pair, int rank, const ContactGeom<S>& g) {
   const int cap = c.capacity;
@@ -203,12 +206,12 @@ SAP_HD void replace_shallowest(const ContactsView& c, const ModelView& m, const 
   for (int k = 1; k < cap; ++k)
     if (phi_slot[k] > phi_slot[worst] || (phi_slot[k] == phi_slot[worst] && seq[k] > seq[worst])) worst = k;
   if (double(g.phi) - pairs.shift[pair] < phi_slot[worst]) {
-    write_contact_slot(c, m, pairs, w, worst, pair, g);
+    write_contact_slot<kAngular>(c, m, pairs, w, worst, pair, g);
     seq[worst] = rank;
   }
 }
 
-template <class S, bool kConvexSolvers, class Team>
+template <class S, bool kConvexSolvers, bool kAngular, class Team>
 SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, const CollisionWorkspaceView& ws,
                           const CollisionPairsView& pairs, const ContactsView& c, int w) {
   double* xpos = ws.xpos(w);
@@ -251,7 +254,7 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
     // This lane's contacts have ranks rank + before + i; those that land within the capacity go
     // straight to their slots (the earlier ranks all precede any replacement).
     for (int i = 0; i < n && count + before + i < cap; ++i) {
-      write_contact_slot(c, m, pairs, w, count + before + i, p, found[i]);
+      write_contact_slot<kAngular>(c, m, pairs, w, count + before + i, p, found[i]);
       seq[count + before + i] = rank + before + i;
     }
     if (count + total > cap) {  // overflow (same on every lane): the rest in rank order, a lane at a time
@@ -259,7 +262,7 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
         team.sync();  // the slots written so far are visible to lane l
         if (lane == l)
           for (int i = cap - count - before > 0 ? cap - count - before : 0; i < n; ++i)
-            replace_shallowest(c, m, pairs, ws.seq, w, p, rank + before + i, found[i]);
+            replace_shallowest<kAngular>(c, m, pairs, ws.seq, w, p, rank + before + i, found[i]);
       }
       dropped += count + total - cap;
       count = cap;
@@ -273,15 +276,18 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
     // Replacements broke the pair order: restore it (insertion sort by rank).
     if (dropped > 0)
       for (int i = 1; i < count; ++i)
-        for (int j = i; j > 0 && seq[j - 1] > seq[j]; --j) swap_contact_slots(c, ws.seq, w, j - 1, j);
+        for (int j = i; j > 0 && seq[j - 1] > seq[j]; --j) swap_contact_slots<kAngular>(c, ws.seq, w, j - 1, j);
     c.count[w] = count;
     c.dropped[w] = dropped;
   }
 }
 
 // Launch functor: a team per world. kConvexSolvers = false: the analytic pairs only (see
-// collide_ordered), for models whose pairs are all analytic.
-template <class S, bool kConvexSolvers>
+// collide_ordered), for models whose pairs are all analytic. kAngular: the contacts carry
+// condim and the extra friction coefficients (models with a pair of condim 4 or 6); a separate
+// instantiation, since on CUDA their stores and swaps cost the kernel registers and stack even
+// untaken (4 registers, 16 B of stack).
+template <class S, bool kConvexSolvers, bool kAngular = false>
 struct CollisionKernel {
   // in
   ModelView m;
@@ -293,7 +299,7 @@ struct CollisionKernel {
   ContactsView contacts;  // contacts kept (deepest first within capacity), counts, dropped
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    collide_world<S, kConvexSolvers>(team, m, qpos(w), ws, pairs, contacts, w);
+    collide_world<S, kConvexSolvers, kAngular>(team, m, qpos(w), ws, pairs, contacts, w);
   }
 };
 

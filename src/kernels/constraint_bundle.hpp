@@ -29,7 +29,8 @@ namespace sap {
 // 01, 02, 11, 12, 22]), a merged Jacobian of con_jac_n entries with decreasing dofs. A contact
 // with angular rows (condim 4, 6) is evaluated by AngularContactRows, which writes its gamma and
 // G here; its J x, J^T gamma and J^T G J terms of these rows are formed here as for the others.
-template <class So>
+// kAngular: the bundle of a model with such contacts (ConstraintBundle).
+template <class So, bool kAngular = false>
 struct ContactRows {
   const ConstSolveRowsView& s;  // in: stage 2's rows
   double* gamma_out;            // out: world w's impulses, written when `store`
@@ -73,9 +74,9 @@ struct ContactRows {
 
   SAP_HDI void evaluate(int c, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {
-#if SAP_ANGULAR_CONTACT_ROWS
-    if (s.contact_has_angular_rows(w, c)) return;  // condim 4 or 6: AngularContactRows evaluates it
-#endif
+    if constexpr (kAngular) {
+      if (s.contact_has_angular_rows(w, c)) return;  // condim 4 or 6: AngularContactRows evaluates it
+    }
     So x[3], dx[3], gamma[3], G[6] = {So(0), So(0), So(0), So(0), So(0), So(0)}, cost;
     for (int k = 0; k < 3; ++k) {
       dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
@@ -337,8 +338,12 @@ struct HolonomicRows {
   }
 };
 
-// The rows of world w in the solve: the four kinds, their counts read once.
-template <class So>
+// The rows of world w in the solve: the four kinds, their counts read once; with kAngular (the
+// model has contact pairs of condim 4 or 6, SolveSizes::nacon > 0) also the angular contact
+// rows. The kernels that visit the bundle take kAngular as a template parameter and the
+// launches pick the instantiation by the model (launch/launches_impl.hpp): every other model
+// runs code without the angular kind, which on CUDA costs registers even when untaken.
+template <class So, bool kAngular = false>
 struct ConstraintBundle {
   const ConstSolveRowsView& s;  // in: stage 2's rows
   double* gamma_out;            // out: world w's impulses, written when `store`
@@ -354,13 +359,11 @@ struct ConstraintBundle {
   // v(kind) for every kind, in the solve's order.
   template <class Visitor>
   SAP_HDI void visit(Visitor&& v) const {
-    v(ContactRows<So>{s, gamma_out, p, w, ncon});
+    v(ContactRows<So, kAngular>{s, gamma_out, p, w, ncon});
     v(LimitRows<So>{s, gamma_out, w, nlim});
     v(PdRows<So>{s, gamma_out, p, w, npd});
     v(HolonomicRows<So>{s, gamma_out, p, w, nhol});
-#if SAP_ANGULAR_CONTACT_ROWS
-    v(AngularContactRows<So>{s, gamma_out, p, w, s.size.nacon > 0 ? ncon : 0});
-#endif
+    if constexpr (kAngular) v(AngularContactRows<So>{s, gamma_out, p, w, s.size.nacon > 0 ? ncon : 0});
   }
 };
 

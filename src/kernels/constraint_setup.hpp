@@ -30,7 +30,11 @@ SAP_HDI int body_last_dof(const ModelView& m, int b) {
   return b > 0 ? m.body_dofadr[b] + m.body_dofnum[b] - 1 : -1;
 }
 
-template <class Sw>
+// kAngular: the model has contact pairs of condim 4 or 6 (SolveSizes::nacon > 0); only then does
+// the kernel set up their angular rows (setup_contact_angular). A separate instantiation, so
+// that the kernel of every other model carries none of that code (on CUDA even an untaken path
+// costs registers; docs/gpu.md, kernel report).
+template <class Sw, bool kAngular = false>
 struct ConstraintSetupKernel {
   // in
   ModelView m;
@@ -78,9 +82,7 @@ struct ConstraintSetupKernel {
   // Contact rows (kernels/contact_rows.hpp): frame, Jacobian, weight, regularisation.
   SAP_HD bool setup_contact(int w, int c) const;
   SAP_HD bool setup_hunt_crossley(int w, int c, double k, double phi, double weight) const;
-#if SAP_ANGULAR_CONTACT_ROWS
   SAP_HD void setup_contact_angular(int w, int c) const;
-#endif
   template <class S>
   SAP_HD void diag_delassus(int w, const JacDof* jdof, const JacValues jval, int nj, S* W) const;
 

@@ -13,8 +13,9 @@
 // G at 6c) and the rest in its own slots (rows at ang_row(c), G at ang_G(c): the 3 x 3 block
 // [t1, t2, n] x [spin, roll1, roll2], then the symmetric angular block). Its J^T gamma and
 // J^T G J terms are those of the angular rows: the coupling blocks and the angular block.
-// Compiled for the CPU backend only (SAP_ANGULAR_CONTACT_ROWS, sap/backend/hd.hpp): the CUDA
-// backend refuses models with such pairs until its kernels get a variant of their own.
+// Only the kernels' kAngular instantiations visit this kind (ConstraintBundle<So, true>), the
+// ones the launches pick for models with such pairs, on every backend: on CUDA its code, even
+// untaken, raised the fused solve's registers from 128 to 236 (docs/gpu.md, kernel report).
 #pragma once
 
 #include "kernels/sap_elliptic_cone.hpp"

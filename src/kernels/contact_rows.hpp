@@ -85,8 +85,8 @@ SAP_HD S body_mobility(const ModelView& m, const double* body_mass, const double
 }
 
 // Returns false when the contact data is not finite.
-template <class Sw>
-inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const {
+template <class Sw, bool kAngular>
+inline SAP_HD bool ConstraintSetupKernel<Sw, kAngular>::setup_contact(int w, int c) const {
   using S = double;  // Jacobian and regularisation in the fp64 objective buffers
   const double* nrm = contacts.normal(w) + 3 * c;
   const Vec3<S> n = normalized(Vec3<S>::load(nrm));
@@ -186,9 +186,9 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const 
   prm[kConMu] = mu;
   if (p.config.contact_approximation != ContactApproximation::Sap && !setup_hunt_crossley(w, c, k, phi, weight))
     return false;
-#if SAP_ANGULAR_CONTACT_ROWS
-  if (s.size.nacon > 0) setup_contact_angular(w, c);
-#endif
+  if constexpr (kAngular) {
+    if (s.size.nacon > 0) setup_contact_angular(w, c);
+  }
   return true;
 }
 
@@ -197,9 +197,8 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_contact(int w, int c) const 
 // of the two bodies along [n, t1, t2] (spin, roll1, roll2; docs/sap-math.md §3.9), over the
 // same merged dof entries as its translational rows:
 //   d w_rel / d v_dof = cdof_dof.ang (body 1's path) - cdof_dof.ang (body 0's path).
-#if SAP_ANGULAR_CONTACT_ROWS
-template <class Sw>
-inline SAP_HD void ConstraintSetupKernel<Sw>::setup_contact_angular(int w, int c) const {
+template <class Sw, bool kAngular>
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::setup_contact_angular(int w, int c) const {
   using S = double;
   const int dim = contacts.angular() ? contacts.condim(w)[c] : 3;
   s.con_dim(w)[c] = dim;
@@ -229,7 +228,6 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_contact_angular(int w, int c
     ++e;
   }
 }
-#endif
 
 // Parameters of the Hunt-Crossley approximations (docs/sap-math.md §3.8, HuntCrossleyParams):
 //   k     the combined stiffness, clamped to the near-rigid stiffness 4 pi^2 / (beta^2 w h^2)
@@ -237,8 +235,8 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_contact_angular(int w, int c
 //         pushes only once the predicted penetration -phi0 - h v_n is positive)
 //   n0    = h (fe0)_+ (1 - d v_n0)_+, the impulse at the step-start velocity v_n0 = J_n v_0
 //   eps_s = max(v_s, mu R_t n0), R_t = sigma w: the stiction tolerance, widened during impacts.
-template <class Sw>
-inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_hunt_crossley(int w, int c, double k, double phi, double weight) const {
+template <class Sw, bool kAngular>
+inline SAP_HD bool ConstraintSetupKernel<Sw, kAngular>::setup_hunt_crossley(int w, int c, double k, double phi, double weight) const {
   using S = double;
   const S h = p.h, beta = p.config.near_rigid_threshold;
   S k_hc = k;
@@ -268,9 +266,9 @@ inline SAP_HD bool ConstraintSetupKernel<Sw>::setup_hunt_crossley(int w, int c, 
 // do: diag(A)^-1 is not invariant under our body-frame angular velocity. For such a block
 // with rotation Q (body frame -> parent frame) the columns become J Q^T and the diagonal
 // that of Q A_block Q^T. All other dofs use diag(A) directly.
-template <class Sw>
+template <class Sw, bool kAngular>
 template <class S>
-inline SAP_HD void ConstraintSetupKernel<Sw>::diag_delassus(int w, const JacDof* jdof, const JacValues jval, int nj, S* W) const {
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::diag_delassus(int w, const JacDof* jdof, const JacValues jval, int nj, S* W) const {
   for (int k = 0; k < 6; ++k) W[k] = S(0);
   const RealValues A = d.A_values(w);
   const int ld = m.nv_pad;

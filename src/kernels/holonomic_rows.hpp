@@ -9,8 +9,8 @@
 namespace sap {
 
 // Stores row n's parameters. Returns n + 1.
-template <class Sw>
-inline SAP_HD int ConstraintSetupKernel<Sw>::put_holonomic_params(int w, int n, double R, double v_hat, double lo, double hi) const {
+template <class Sw, bool kAngular>
+inline SAP_HD int ConstraintSetupKernel<Sw, kAngular>::put_holonomic_params(int w, int n, double R, double v_hat, double lo, double hi) const {
   double* hp = s.hol_param(w) + kNumHolonomicParams * n;
   hp[kHolKind] = kHolKindBox;
   hp[kHolR] = R;
@@ -24,8 +24,8 @@ inline SAP_HD int ConstraintSetupKernel<Sw>::put_holonomic_params(int w, int n, 
 // angular velocity of free and ball joints measured in the joint's parent frame as for the
 // contacts' diag_delassus weights (Drake's estimate). Entry by entry (no local arrays: the
 // setup kernel's registers and stack stay small).
-template <class Sw>
-inline SAP_HD double ConstraintSetupKernel<Sw>::holonomic_delassus_entry(int w, int n0, int a, int b) const {
+template <class Sw, bool kAngular>
+inline SAP_HD double ConstraintSetupKernel<Sw, kAngular>::holonomic_delassus_entry(int w, int n0, int a, int b) const {
   const int nj = s.hol_jac_n(w)[n0];
   const int* jdof = s.hol_jac_dof(w) + s.size.nhjac * n0;
   const double* J = s.hol_jac_val(w) + s.size.nhjac * n0;  // row r at J + nhjac * r
@@ -62,8 +62,8 @@ inline SAP_HD double ConstraintSetupKernel<Sw>::holonomic_delassus_entry(int w, 
 
 // Delassus weight of rows n0 .. n0 + nk - 1 (nk <= 6) sharing one dof list:
 // w = |J diag(A)^-1 J^T|_F / nk (Drake's, for the rigid equalities and the tendon rows).
-template <class Sw>
-inline SAP_HD double ConstraintSetupKernel<Sw>::holonomic_weight(int w, int n0, int nk) const {
+template <class Sw, bool kAngular>
+inline SAP_HD double ConstraintSetupKernel<Sw, kAngular>::holonomic_weight(int w, int n0, int nk) const {
   double fro2 = 0;
   for (int a = 0; a < nk; ++a)
     for (int b = a; b < nk; ++b) {
@@ -76,8 +76,8 @@ inline SAP_HD double ConstraintSetupKernel<Sw>::holonomic_weight(int w, int n0, 
 // Mean diagonal of W over rows n0 + first .. n0 + first + count - 1: the inverse effective mass
 // of one block of rows (a weld's rotation rows or its translation rows), MuJoCo's mass
 // normalisation of a soft row (its efc_diagApprox, the mean of a body's 3x3 inverse inertia).
-template <class Sw>
-inline SAP_HD double ConstraintSetupKernel<Sw>::holonomic_block_weight(int w, int n0, int first, int count) const {
+template <class Sw, bool kAngular>
+inline SAP_HD double ConstraintSetupKernel<Sw, kAngular>::holonomic_block_weight(int w, int n0, int first, int count) const {
   double tr = 0;
   for (int a = first; a < first + count; ++a) tr += holonomic_delassus_entry(w, n0, a, a);
   return max_(tr / count, 1e-12);
@@ -87,8 +87,8 @@ inline SAP_HD double ConstraintSetupKernel<Sw>::holonomic_block_weight(int w, in
 // world frame, over the merged dof paths: rows 0-2 angular w_2 - w_1, rows 3-5 linear
 // v_2(x2) - v_1(x1). Written to rows n .. n+5 (n+5 only when nrows == 6; nrows == 3 keeps the
 // linear rows, at n .. n+2). Returns the number of entries.
-template <class Sw>
-inline SAP_HD int ConstraintSetupKernel<Sw>::body_pair_jacobian(int w, int n, int nrows, int b1, int b2, const Vec3<double>& x1,
+template <class Sw, bool kAngular>
+inline SAP_HD int ConstraintSetupKernel<Sw, kAngular>::body_pair_jacobian(int w, int n, int nrows, int b1, int b2, const Vec3<double>& x1,
                               const Vec3<double>& x2) const {
   const Vec3<double> r1 = x1 - Vec3<double>::load(d.xpos(w) + 3 * m.body_rootid[b1]);
   const Vec3<double> r2 = x2 - Vec3<double>::load(d.xpos(w) + 3 * m.body_rootid[b2]);
@@ -121,8 +121,8 @@ inline SAP_HD int ConstraintSetupKernel<Sw>::body_pair_jacobian(int w, int n, in
   return nj;
 }
 
-template <class Sw>
-inline SAP_HD void ConstraintSetupKernel<Sw>::setup_holonomic(int w) const {
+template <class Sw, bool kAngular>
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::setup_holonomic(int w) const {
   const double h = p.h;
   const double inf = 1e300;  // impulse bound (+inf in fp32)
   const double* qpos = state_in.qpos(w);
@@ -287,14 +287,14 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_holonomic(int w) const {
 
 // Adds scale J_t (tendon t, kernels/spatial_tendon.hpp) to row n, summing entries of a dof
 // already in the row.
-template <class Sw>
-inline SAP_HD void ConstraintSetupKernel<Sw>::add_tendon_entries(int w, int n, int t, double scale) const {
+template <class Sw, bool kAngular>
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::add_tendon_entries(int w, int n, int t, double scale) const {
   for_each_tendon_dof(m, t, d.ten_moment(w), [&](int dof, double c) { add_holonomic_entry(w, n, dof, scale * c); });
 }
 
 // Adds val to row n's entry of dof (inserted when absent, keeping the dofs decreasing).
-template <class Sw>
-inline SAP_HD void ConstraintSetupKernel<Sw>::add_holonomic_entry(int w, int n, int dof, double val) const {
+template <class Sw, bool kAngular>
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::add_holonomic_entry(int w, int n, int dof, double val) const {
   int* jd = s.hol_jac_dof(w) + s.size.nhjac * n;
   double* jv = s.hol_jac_val(w) + s.size.nhjac * n;
   for (int i = 0; i < s.hol_jac_n(w)[n]; ++i)
@@ -306,8 +306,8 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::add_holonomic_entry(int w, int n, 
 }
 
 // Adds (dof, val) to row n keeping the dofs decreasing.
-template <class Sw>
-inline SAP_HD void ConstraintSetupKernel<Sw>::insert_holonomic_entry(int w, int n, int dof, double val) const {
+template <class Sw, bool kAngular>
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::insert_holonomic_entry(int w, int n, int dof, double val) const {
   int* jd = s.hol_jac_dof(w) + s.size.nhjac * n;
   double* jv = s.hol_jac_val(w) + s.size.nhjac * n;
   int i = s.hol_jac_n(w)[n];

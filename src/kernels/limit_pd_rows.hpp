@@ -9,9 +9,9 @@ namespace sap {
 
 // Drake's limit rows: lower/upper rows of limited hinge/slide joints within the window
 // |q - limit| <= 2 h max(|v_n|, |v*|); k = 1e12, tau_d = h, beta = 0.1, w = 1/A_jj.
-template <class Sw>
+template <class Sw, bool kAngular>
 template <class Team>
-inline SAP_HD void ConstraintSetupKernel<Sw>::setup_limits(int w, Team& team) const {
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::setup_limits(int w, Team& team) const {
   // The joints a chunk of lanes at a time, one joint per lane; each lane's rows (0, 1 or 2)
   // land after those of the lanes before it (lanes_prefix_sum), so the rows are in joint
   // order as in a serial loop, and those past the capacity nlim are not written.
@@ -29,8 +29,8 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_limits(int w, Team& team) co
   if (team.rank() == 0) s.lim_count(w)[0] = min_(n, cap);  // one-lane: count store
 }
 
-template <class Sw>
-inline SAP_HD auto ConstraintSetupKernel<Sw>::limit_rows(int w, int j) const -> JointLimitRows {
+template <class Sw, bool kAngular>
+inline SAP_HD auto ConstraintSetupKernel<Sw, kAngular>::limit_rows(int w, int j) const -> JointLimitRows {
   JointLimitRows out;
   if (!m.jnt_limited[j]) return out;
   const int t = m.jnt_type[j];
@@ -53,8 +53,8 @@ inline SAP_HD auto ConstraintSetupKernel<Sw>::limit_rows(int w, int j) const -> 
   return out;
 }
 
-template <class Sw>
-inline SAP_HD void ConstraintSetupKernel<Sw>::put_limit_row(int w, int row, int dof, double sign, double R, double vhat) const {
+template <class Sw, bool kAngular>
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::put_limit_row(int w, int row, int dof, double sign, double R, double vhat) const {
   s.lim_dof(w)[row] = dof;
   double* lp = s.lim_param(w) + kNumLimitParams * row;
   lp[kLimSign] = sign;
@@ -67,9 +67,9 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::put_limit_row(int w, int row, int 
 // limits g * forcerange (on the total, PD plus feed-forward).
 // One actuator per lane; its row is the number of PD actuators before it (the rows are in
 // actuator order, as in a serial loop).
-template <class Sw>
+template <class Sw, bool kAngular>
 template <class Team>
-inline SAP_HD void ConstraintSetupKernel<Sw>::setup_pd(int w, Team& team) const {
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::setup_pd(int w, Team& team) const {
   for (int u = team.rank(); u < m.nu; u += team.size()) {
     if (!is_pd_actuator(u)) continue;
     int r = 0;
@@ -82,15 +82,15 @@ inline SAP_HD void ConstraintSetupKernel<Sw>::setup_pd(int w, Team& team) const 
 }
 
 // Position, velocity and pd actuators on a dof (servos on tendons are holonomic rows).
-template <class Sw>
-SAP_HDI bool ConstraintSetupKernel<Sw>::is_pd_actuator(int u) const {
+template <class Sw, bool kAngular>
+SAP_HDI bool ConstraintSetupKernel<Sw, kAngular>::is_pd_actuator(int u) const {
   return actuator_is_servo(m.actuator_type[u]) && m.actuator_tendonid[u] < 0;
 }
 
 // The PD parameters (PdParam) of actuator u acting on a coordinate x (a dof or a tendon length)
 // of effective mass m_eff (A_jj, or 1/w for a tendon) at x0 = x at the step start.
-template <class Sw>
-inline SAP_HD void ConstraintSetupKernel<Sw>::pd_row_params(int w, int u, double m_eff, double x0, double* pp) const {
+template <class Sw, bool kAngular>
+inline SAP_HD void ConstraintSetupKernel<Sw, kAngular>::pd_row_params(int w, int u, double m_eff, double x0, double* pp) const {
   const int type = m.actuator_type[u];
   const double g = world_model.actuator_gear_of(m, w)[u];
   // ctrl clamped to ctrlrange, or the activation (stage 1b's act_input; kernels/dynamics.hpp).

@@ -58,7 +58,9 @@ struct NewtonOnChip {
 // kAllGlobal: every buffer is the global array, known at compile time (the split path, whose
 // loop state and system live between launches); the fused kernel chooses at run time
 // (system_on_chip, rows_on_chip). Same loads and arithmetic either way.
-template <class So, bool kAllGlobal = false>
+// kAngular: the model has contact pairs of condim 4 or 6 (SolveSizes::nacon > 0), and the
+// bundle has their angular rows (ConstraintBundle); the launches pick the instantiation.
+template <class So, bool kAllGlobal = false, bool kAngular = false>
 struct SapSolveKernel {
   // in
   ModelView m;
@@ -113,7 +115,7 @@ struct SapSolveKernel {
   // vc = J x for every row (x = v or dv), into out (nrow): rows strided over the lanes, kind by kind.
   template <class Team>
   SAP_HD void jacobian_product(int w, Team& team, const double* x, double* out) const {
-    ConstraintBundle<So>::of(rows, s.gamma(w), p, w).visit([&](const auto& kind) {
+    ConstraintBundle<So, kAngular>::of(rows, s.gamma(w), p, w).visit([&](const auto& kind) {
       const int n = kind.count();
       for (int r = team.rank(); r < n; r += team.size()) kind.multiply(r, x, out);
     });
@@ -128,7 +130,7 @@ struct SapSolveKernel {
     const double* dvc = rows_dvc(w, team);
     double* G_rows = rows_G(w, team);
     RowSums<So> sum{So(0), So(0), So(0)};
-    ConstraintBundle<So>::of(rows, s.gamma(w), p, w).visit([&](const auto& kind) {
+    ConstraintBundle<So, kAngular>::of(rows, s.gamma(w), p, w).visit([&](const auto& kind) {
       const int n = kind.count();
       for (int r = team.rank(); r < n; r += team.size())
         kind.evaluate(r, alpha, store, want_hessian, vc, dvc, G_rows, sum);
@@ -186,7 +188,7 @@ struct SapSolveKernel {
   SAP_HD void jacobian_transpose_gamma(int w, Team& team) const {
     double* jtg = s.jtg(w);
     const double* gamma = s.gamma(w);
-    const ConstraintBundle<So> bundle = ConstraintBundle<So>::of(rows, s.gamma(w), p, w);
+    const ConstraintBundle<So, kAngular> bundle = ConstraintBundle<So, kAngular>::of(rows, s.gamma(w), p, w);
     if (team.size() == 1) {
       for (int i = 0; i < m.nv; ++i) jtg[i] = 0;
       bundle.visit([&](const auto& kind) {
@@ -220,7 +222,7 @@ struct SapSolveKernel {
     const int nv = m.nv, ld = m.nv_pad;
     double* H = hessian(w, team);
     const double* G_rows = rows_G(w, team);
-    const ConstraintBundle<So> bundle = ConstraintBundle<So>::of(rows, s.gamma(w), p, w);
+    const ConstraintBundle<So, kAngular> bundle = ConstraintBundle<So, kAngular>::of(rows, s.gamma(w), p, w);
     // H's lower triangle from A, rows i0, i0 + stride, ...
     auto copy_A = [&](int i0, int stride) {
       d.with_A(w, [&](const auto* A) {
@@ -337,7 +339,7 @@ struct SapSolveKernel {
       team.sync();
       return;
     }
-    const int nrow_used = ConstraintBundle<So>::of(rows, s.gamma(w), p, w).rows_used();
+    const int nrow_used = ConstraintBundle<So, kAngular>::of(rows, s.gamma(w), p, w).rows_used();
     if (nrow_used == 0) {  // no constraint: the minimiser is v* itself
       for (int i = team.rank(); i < nv; i += team.size()) v[i] = v_star[i];
       if (team.rank() == 0) s.cost(w)[kCostResidualRatio] = s.cost(w)[kCostOptimality] = 0;  // one-lane: stores
@@ -561,8 +563,8 @@ struct SapSolveKernel {
 
 // The split path: one launch per phase over all worlds; the loop state lives in newton_real /
 // newton_int between launches. Worlds already done skip every phase.
-template <class So>
-using SplitSolveKernel = SapSolveKernel<So, true>;
+template <class So, bool kAngular = false>
+using SplitSolveKernel = SapSolveKernel<So, true, kAngular>;
 
 template <class So>
 struct NewtonBeginKernel {
@@ -576,14 +578,15 @@ struct NewtonBeginKernel {
 };
 
 // Head of the current iteration; for the worlds that need a direction, loads the system in
-// the linear-solve precision and leaves newton_int phase = kNeedsDirection.
-template <class So>
+// the linear-solve precision and leaves newton_int phase = kNeedsDirection. kAngular as in
+// SapSolveKernel (begin and finish visit no rows: one instantiation serves every model).
+template <class So, bool kAngular = false>
 struct NewtonHeadKernel {
-  SplitSolveKernel<So> k;
+  SplitSolveKernel<So, kAngular> k;
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    typename SplitSolveKernel<So>::NewtonIterate it = k.load_iterate(w);
-    if (it.phase != SplitSolveKernel<So>::kIterating) return;
+    typename SplitSolveKernel<So, kAngular>::NewtonIterate it = k.load_iterate(w);
+    if (it.phase != SplitSolveKernel<So, kAngular>::kIterating) return;
     if (k.head(w, team, it)) k.load_newton_system_in_solve_precision(w, team);
     k.store_iterate(w, team, it);
   }
@@ -592,14 +595,14 @@ struct NewtonHeadKernel {
 // Tail for the worlds whose system was solved: solve_ok[w] from the library factorisation.
 // The line search's evaluations hold the most registers of the split path: on CUDA this kernel
 // is compiled in a translation unit of its own under a register cap (cuda/newton_tail_cuda.cu).
-template <class So>
+template <class So, bool kAngular = false>
 struct NewtonTailKernel {
-  SplitSolveKernel<So> k;
+  SplitSolveKernel<So, kAngular> k;
   const int* solve_ok;  // per world
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
-    if (k.s.newton_int(w)[kIterPhase] != SplitSolveKernel<So>::kNeedsDirection) return;
-    typename SplitSolveKernel<So>::NewtonIterate change = k.tail_iterate(w);
+    if (k.s.newton_int(w)[kIterPhase] != SplitSolveKernel<So, kAngular>::kNeedsDirection) return;
+    typename SplitSolveKernel<So, kAngular>::NewtonIterate change = k.tail_iterate(w);
     const bool ok = solve_ok[w] != 0;
     if (ok) k.store_direction_in_solve_precision(w, team);
     k.tail(w, team, change, ok);

@@ -163,7 +163,10 @@ struct BodyContactKernel {
 };
 
 // Per-world contact parameters: scales the friction, stiffness and dissipation of the
-// contacts of world w by scale(w)[0..2] (applied after collision, before the solve).
+// contacts of world w by scale(w)[0..2] (applied after collision, before the solve). The
+// torsional and rolling coefficients of contacts that carry them are scaled by
+// FrictionExtScaleKernel, a launch of its own (on CUDA their loop in this kernel cost every
+// model registers: 30 -> 48).
 struct ContactScaleKernel {
   ContactsView contacts;
   Slab<const double> scale;
@@ -175,11 +178,20 @@ struct ContactScaleKernel {
       for (int k = 0; k < 3; ++k) contacts.stiffness(w)[3 * c + k] *= s[1];
       contacts.dissipation(w)[c] *= s[2];     // tau_d (s), the SAP models
       contacts.hc_dissipation(w)[c] *= s[2];  // d (s/m), the Hunt-Crossley models (similar, lagged)
-#if SAP_ANGULAR_CONTACT_ROWS
-      if (contacts.angular())
-        for (int k = 0; k < 4; ++k) contacts.friction_ext(w)[4 * c + k] *= s[0];  // t2, spin, roll1, roll2
-#endif
     }
+  }
+};
+
+// The friction scale scale(w)[0] on the other friction coefficients (t2, spin, roll1, roll2) of
+// contacts with torsional or rolling friction (ContactsView::angular(): launched only then).
+struct FrictionExtScaleKernel {
+  ContactsView contacts;
+  Slab<const double> scale;
+  SAP_HD void operator()(int w, int) const {
+    const double s = scale(w)[0];
+    const int n = contacts.count[w] < contacts.capacity ? contacts.count[w] : contacts.capacity;
+    for (int c = 0; c < n; ++c)
+      for (int k = 0; k < 4; ++k) contacts.friction_ext(w)[4 * c + k] *= s;
   }
 };
 

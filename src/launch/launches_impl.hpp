@@ -3,6 +3,14 @@
 // header and instantiate the classes. A translation unit that instantiates SolverLaunchImpl
 // declares reference_solve(Exec&, ...) for its executor before including this file
 // (launch/reference_solve.hpp for the host executors, cuda/backend_cuda.cu for CUDA).
+//
+// Models with torsional or rolling friction (contact pairs of condim 4 or 6, SolveSizes::nacon
+// > 0) run instantiations of their own of the kernels that set up or visit the constraint rows
+// (ConstraintSetupKernel, SapSolveKernel, NewtonHeadKernel, NewtonTailKernel: kAngular = true),
+// and so does the collision (CollisionKernel, whose contacts then carry condim and the extra
+// friction coefficients); every other model runs the kAngular = false ones, which carry no
+// angular code. Every executor picks the same way, so the emulated teams run the angular path
+// as the GPU does.
 #pragma once
 
 #include "kernels/actuation.hpp"
@@ -40,20 +48,14 @@ class SolverLaunchImpl final : public SolverLaunch {
   void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                         const ConstDataView& d, const ConstContactsView& contacts, const SolveView& s,
                         const StepParams& p, int* status) override {
-    if (weights == Precision::F32)
-      run_teams(nworld, ConstraintSetupKernel<float>{m, in, control, contacts, p, d, s.rows(), s.stats, status});
-    else run_teams(nworld, ConstraintSetupKernel<double>{m, in, control, contacts, p, d, s.rows(), s.stats, status});
+    if (s.size.nacon > 0) constraint_setup_as<true>(weights, nworld, m, in, control, d, contacts, s, p, status);
+    else constraint_setup_as<false>(weights, nworld, m, in, control, d, contacts, s, p, status);
   }
 
   void newton_solve(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                     const SolveView& s, const StepParams& p, int* status) override {
-    const bool on_chip = newton_system_on_chip, rows = on_chip && newton_rows_on_chip;
-    const bool f32 = p.config.contact_linear_solve_precision == Precision::F32;
-    const std::size_t bytes =
-        on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32, rows, s.size.nrow(), s.size.nG(), s.size.njac)) : 0;
-    if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
-    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
+    if (s.size.nacon > 0) newton_solve_as<true>(objective, nworld, m, in, d, s, p, status);
+    else newton_solve_as<false>(objective, nworld, m, in, d, s, p, status);
   }
 
   void newton_begin(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
@@ -62,7 +64,8 @@ class SolverLaunchImpl final : public SolverLaunch {
   }
   void newton_head(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                    const SolveView& s, const StepParams& p, int* status) override {
-    split_phase<NewtonHeadKernel>(objective, nworld, m, in, d, s, p, status);
+    if (s.size.nacon > 0) split_phase<NewtonHeadAngular>(objective, nworld, m, in, d, s, p, status);
+    else split_phase<NewtonHeadKernel>(objective, nworld, m, in, d, s, p, status);
   }
   int reference_linear_solve(bool f32, int nworld, const ModelView& m, const DataView& d, const SolveView& s,
                              int* solve_ok) override {
@@ -70,9 +73,8 @@ class SolverLaunchImpl final : public SolverLaunch {
   }
   void newton_tail(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                    const SolveView& s, const StepParams& p, int* status, const int* solve_ok) override {
-    if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}, solve_ok});
-    else for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}, solve_ok});
+    if (s.size.nacon > 0) newton_tail_as<true>(objective, nworld, m, in, d, s, p, status, solve_ok);
+    else newton_tail_as<false>(objective, nworld, m, in, d, s, p, status, solve_ok);
   }
   void newton_finish(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                      const SolveView& s, const StepParams& p, int* status) override {
@@ -85,6 +87,36 @@ class SolverLaunchImpl final : public SolverLaunch {
   }
 
  private:
+  template <class So>
+  using NewtonHeadAngular = NewtonHeadKernel<So, true>;
+
+  template <bool kAngular>
+  void constraint_setup_as(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
+                           const ConstDataView& d, const ConstContactsView& contacts, const SolveView& s,
+                           const StepParams& p, int* status) {
+    if (weights == Precision::F32)
+      run_teams(nworld, ConstraintSetupKernel<float, kAngular>{m, in, control, contacts, p, d, s.rows(), s.stats, status});
+    else run_teams(nworld, ConstraintSetupKernel<double, kAngular>{m, in, control, contacts, p, d, s.rows(), s.stats, status});
+  }
+  template <bool kAngular>
+  void newton_solve_as(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                       const SolveView& s, const StepParams& p, int* status) {
+    const bool on_chip = newton_system_on_chip, rows = on_chip && newton_rows_on_chip;
+    const bool f32 = p.config.contact_linear_solve_precision == Precision::F32;
+    const std::size_t bytes =
+        on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32, rows, s.size.nrow(), s.size.nG(), s.size.njac)) : 0;
+    if (objective == Precision::F32)
+      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float, false, kAngular>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
+    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double, false, kAngular>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
+  }
+  template <bool kAngular>
+  void newton_tail_as(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
+                      const SolveView& s, const StepParams& p, int* status, const int* solve_ok) {
+    if (objective == Precision::F32)
+      for_each_world_team(exec_, nworld, 0, NewtonTailKernel<float, kAngular>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}, solve_ok});
+    else for_each_world_team(exec_, nworld, 0, NewtonTailKernel<double, kAngular>{{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first}, solve_ok});
+  }
+
   // Launches of the stages that read per-world model parameters: the plain kernel when no
   // world has any (the default path is unchanged), else the per-world-model wrapper.
   template <class K>
@@ -115,15 +147,23 @@ class CollisionLaunchImpl final : public CollisionLaunch {
 
   void collide(Precision p, bool convex_pairs, int nworld, const ModelView& m, Slab<const double> qpos,
                const CollisionWorkspaceView& ws, const CollisionPairsView& pairs, const ContactsView& contacts) override {
-    const ContactsView& c = contacts;
-    if (p == Precision::F32 && convex_pairs)
-      for_each_world_team(exec_, nworld, 0, CollisionKernel<float, true>{m, qpos, pairs, ws, c});
-    else if (p == Precision::F32) for_each_world_team(exec_, nworld, 0, CollisionKernel<float, false>{m, qpos, pairs, ws, c});
-    else if (convex_pairs) for_each_world_team(exec_, nworld, 0, CollisionKernel<double, true>{m, qpos, pairs, ws, c});
-    else for_each_world_team(exec_, nworld, 0, CollisionKernel<double, false>{m, qpos, pairs, ws, c});
+    if (contacts.angular()) collide_as<true>(p, convex_pairs, nworld, m, qpos, ws, pairs, contacts);
+    else collide_as<false>(p, convex_pairs, nworld, m, qpos, ws, pairs, contacts);
   }
 
  private:
+  // kAngular: the contacts carry condim and the extra friction coefficients (a pair of condim 4 or 6).
+  template <bool kAngular>
+  void collide_as(Precision p, bool convex_pairs, int nworld, const ModelView& m, Slab<const double> qpos,
+                  const CollisionWorkspaceView& ws, const CollisionPairsView& pairs, const ContactsView& c) {
+    if (p == Precision::F32 && convex_pairs)
+      for_each_world_team(exec_, nworld, 0, CollisionKernel<float, true, kAngular>{m, qpos, pairs, ws, c});
+    else if (p == Precision::F32)
+      for_each_world_team(exec_, nworld, 0, CollisionKernel<float, false, kAngular>{m, qpos, pairs, ws, c});
+    else if (convex_pairs) for_each_world_team(exec_, nworld, 0, CollisionKernel<double, true, kAngular>{m, qpos, pairs, ws, c});
+    else for_each_world_team(exec_, nworld, 0, CollisionKernel<double, false, kAngular>{m, qpos, pairs, ws, c});
+  }
+
   Exec exec_;
 };
 
@@ -160,6 +200,7 @@ class RolloutLaunchImpl final : public RolloutLaunch {
   void body_contacts(int nworld, const BodyContactKernel& k) override { parallel_for(exec_, nworld, 1, k); }
   void scale_contacts(int nworld, const ContactsView& c, Slab<const double> scale) override {
     parallel_for(exec_, nworld, 1, ContactScaleKernel{c, scale});
+    if (c.angular()) parallel_for(exec_, nworld, 1, FrictionExtScaleKernel{c, scale});
   }
   void accumulate_status(int nworld, const int* status, int mask, Slab<int> acc) override {
     parallel_for(exec_, nworld, 1, AccumulateStatusKernel{status, mask, acc});

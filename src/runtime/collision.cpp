@@ -47,10 +47,6 @@ struct CollisionPipeline::Impl {
     // Pairs with a narrow phase and their constants under the model's contact rule
     // (model/contact_pairs.hpp; docs/model-import.md "Contact parameters").
     angular = max_pair_condim(m) > 3;
-    if (angular && b == Backend::CUDA)  // SAP_ANGULAR_CONTACT_ROWS (sap/backend/hd.hpp)
-      throw std::invalid_argument(
-          "CollisionPipeline: the model has torsional or rolling friction (a contact pair of condim 4 or 6), whose "
-          "contacts run on the CPU backend only for now");
     std::vector<int> g0s, g1s, condim;
     std::vector<double> margin, shift, stiffness, dissipation, hc_dissipation, friction, friction_ext;
     for (int p = 0; p < m.npair; ++p) {

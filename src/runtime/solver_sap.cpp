@@ -125,10 +125,6 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
                                config_.free_motion_solve_precision == Precision::F32)
           .bytes());
   SolveSizes sizes = solve_sizes(model_, max_rigid_contact, config_);
-  if (sizes.nacon > 0 && ctx.backend() == Backend::CUDA)  // SAP_ANGULAR_CONTACT_ROWS (sap/backend/hd.hpp)
-    throw std::invalid_argument(
-        "SolverSAP: the model has torsional or rolling friction (a contact pair of condim 4 or 6), whose rows run on "
-        "the CPU backend only for now");
   const bool linear_f32 = config_.contact_linear_solve_precision == Precision::F32;
   auto newton_bytes = [&](bool rows) {
     return static_cast<std::size_t>(

@@ -19,16 +19,6 @@
 #endif
 
 #define SAP_HDI SAP_HD SAP_FORCEINLINE
-// Torsional and rolling friction rows (condim 4 and 6, kernels/contact_angular_rows.hpp) are
-// compiled for the CPU backend only. In the CUDA kernels their code path, even untaken (and not
-// inlined), raised the fused solve's registers from 128 to 236 (16 -> 8 warps/SM) and its stack
-// to 2.3 KB for every model (tools/checks/kernel_report.py). Until the kernels get a variant of
-// their own for such models, the CUDA backend refuses them (SolverSAP, CollisionPipeline).
-#if defined(__CUDACC__)
-#define SAP_ANGULAR_CONTACT_ROWS 0
-#else
-#define SAP_ANGULAR_CONTACT_ROWS 1
-#endif
 
 namespace sap {
 
