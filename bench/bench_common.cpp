@@ -125,7 +125,17 @@ Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
     if (!key)
       throw UsageError("option --keyframe: " + path + " has no keyframe '" + o.keyframe +
                        "' (it has: " + (names.empty() ? std::string("none") : names) + ")");
-    if (key->qpos.size() == s.qpos0.size()) s.qpos0 = key->qpos;
+    if (key->qpos.size() == s.qpos0.size()) {
+      // The keyframe is the stated initial state: its own note on the joint limits replaces qpos0's.
+      s.qpos0 = key->qpos;
+      s.warnings.erase(std::remove_if(s.warnings.begin(), s.warnings.end(),
+                                      [](const std::string& w) {
+                                        return w.find(kInitialStateLimitsNote) != std::string::npos;
+                                      }),
+                       s.warnings.end());
+      const std::string note = initial_state_limits_note(s.model, s.qpos0, path + " keyframe '" + o.keyframe + "'");
+      if (!note.empty()) s.warnings.push_back(note);
+    }
     for (std::size_t i = 0; i < key->ctrl.size() && i < s.controls.size(); ++i) s.controls[i].value = key->ctrl[i];
   }
   return s;
@@ -134,34 +144,19 @@ Scene mjcf_scene(const std::string& path, const SceneLoadOptions& o) {
 }  // namespace
 
 // A bare URDF model as a scene, with the defaults of an MJCF one (above): dt 0.002 (URDF has
-// no time step), qpos0 at rest, zero controls (URDF declares no actuators); no floor unless
-// --ground adds one (URDF has none; a JSON scene with a ground plane gives full control).
-// A URDF has no initial state either, and its zero configuration can lie outside its own joint
-// limits (Kinova Jaco's joints 2, 3 and 5 have ranges [0.82, 5.46], [0.33, 5.95], [0.52, 5.76]
-// rad: at zero the arm is folded into itself, 37 contacts up to 7 cm deep); such hinge and slide
-// coordinates start at their nearest limit, and a scene note counts them.
+// no time step), zero controls (URDF declares no actuators); no floor unless --ground adds one
+// (URDF has none; a JSON scene with a ground plane gives full control). A URDF states no initial
+// configuration: load_urdf starts at zero, except for hinge/slide joints whose zero lies outside
+// their range, which start at the nearest limit, with a note (sap/scene.hpp; Kinova Jaco's
+// joints 2, 3 and 5 have ranges [0.82, 5.46], [0.33, 5.95], [0.52, 5.76] rad: at zero the arm
+// is folded into itself, 37 contacts up to 7 cm deep, and diverges on every preset).
 Scene urdf_scene(const std::string& path, const SceneLoadOptions& o) {
   ImportReport report;
   ImportOptions io;
   io.drop_unsupported = o.drop_unsupported;
-  Scene s;
-  s.model = load_urdf(path, &report, io, o.floating_base).model;
-  std::vector<double> start = s.model.qpos0;
-  int clamped = 0;
-  for (int j = 0; j < s.model.njnt; ++j) {
-    const std::size_t jj = static_cast<std::size_t>(j);
-    if (!s.model.jnt_limited[jj] || (s.model.jnt_type[jj] != kJointHinge && s.model.jnt_type[jj] != kJointSlide))
-      continue;
-    double& q = start[static_cast<std::size_t>(s.model.jnt_qposadr[jj])];
-    const double lo = s.model.jnt_range[2 * jj], hi = s.model.jnt_range[2 * jj + 1];
-    if (q < lo || q > hi) {
-      q = std::min(std::max(q, lo), hi);
-      ++clamped;
-    }
-  }
-  if (clamped > 0)
-    report.warnings.push_back("qpos0 outside the joint's limits: the scene starts at the nearest limit (" +
-                              std::to_string(clamped) + " occurrences)");
+  Scene s = load_urdf(path, &report, io, o.floating_base);
+  const std::vector<double> start = s.qpos0;
+  const std::vector<std::string> notes = s.warnings;
   double lift = 0;
   if (o.ground) {
     // --ground: the lowest point of the geoms' bounding spheres at qpos0 decides where the plane
@@ -215,7 +210,7 @@ Scene urdf_scene(const std::string& path, const SceneLoadOptions& o) {
   if (o.floating_base && s.model.nq >= 3) s.qpos0[2] += lift;  // the root's free joint comes first
   s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
   s.controls.assign(static_cast<std::size_t>(s.model.nu), ControlSchedule{});
-  s.warnings = report.warnings;
+  s.warnings = notes;
   return s;
 }
 

@@ -353,6 +353,7 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
         if (s & kStatusNonFinite) ++r.status_counts["non_finite"];
         if (s & kStatusFactorizationFailed) ++r.status_counts["factorization_failed"];
         if (s & kStatusFp64Retry) ++r.status_counts["fp64_retry"];
+        if (s & kStatusCoriolisFallback) ++r.status_counts["coriolis_fallback"];
         if (s & kStatusFailureMask) r.failed_worlds.insert(w);
       }
       ++r.sampled_steps;
@@ -463,7 +464,7 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   json sc = json::object();
   for (const char* k :
        {"converged", "iteration_limit", "line_search_failed", "not_descent", "non_finite", "factorization_failed",
-        "fp64_retry"}) {
+        "fp64_retry", "coriolis_fallback"}) {
     const auto it = r.status_counts.find(k);
     sc[k] = it == r.status_counts.end() ? 0LL : it->second;
   }
@@ -586,6 +587,9 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
                 "(world-steps)\n",
                 sc["converged"].get<long long>(), sc["iteration_limit"].get<long long>(),
                 sc["line_search_failed"].get<long long>(), sc["not_descent"].get<long long>());
+    if (sc["coriolis_fallback"].get<long long>() > 0)
+      std::printf("  coriolis      %lld world-steps took the explicit Coriolis terms (midpoint passes not contracting)\n",
+                  sc["coriolis_fallback"].get<long long>());
   } else {
     std::printf("  statistics    skipped (--stats-every 0)\n");
   }

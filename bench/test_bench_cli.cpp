@@ -552,7 +552,7 @@ TEST(RolloutBench, RejectsBadOptions) {
   EXPECT_NE(r.output.find("--substeps"), std::string::npos) << r.output;
 }
 
-// A URDF scene starts where the URDF's joint limits allow (urdf_scene): tests/data/folded_arm.urdf
+// A URDF scene starts where the URDF's joint limits allow (load_urdf, sap/scene.hpp): tests/data/folded_arm.urdf
 // has its elbow's zero outside its range [2.5, 3.8] rad, with the forearm folded 5 cm deep into
 // the base, as Kinova Jaco's zero (issue 18: that start sent the arm to 1e13 rad/s in four steps
 // on every preset). The elbow starts at its lower limit, a scene note says so, and from there
@@ -568,7 +568,7 @@ TEST(BenchUrdfScene, ZeroPoseOutsideTheJointLimitsStartsAtTheNearestLimit) {
   EXPECT_EQ(scene.qpos0[1], 2.5);  // elbow: 0 is outside [2.5, 3.8]
   int notes = 0;
   for (const std::string& w : scene.warnings)
-    notes += w.find("qpos0 outside the joint's limits: the scene starts at the nearest limit (1 occurrences)") !=
+    notes += w.find("initial state outside the joint limits: a URDF states no initial configuration") !=
              std::string::npos;
   EXPECT_EQ(notes, 1);
   for (sap::Preset preset : {sap::Preset::Approx32, sap::Preset::Approx64, sap::Preset::Drake}) {

@@ -59,6 +59,26 @@ Scene load_scene(const std::string& path);
 // Parses JSON text; `source` names it in errors, `base_dir` resolves relative asset paths.
 Scene parse_scene(const std::string& json_text, const std::string& source, const std::string& base_dir = ".");
 
+// Initial states outside joint limits (docs/scene-format.md "Initial state and joint limits"):
+// one rule for MJCF, URDF and JSON scenes. The initial configuration is the one the file states
+// (MJCF: qpos0, i.e. the joints' ref, or a keyframe; JSON: the assets' reference configuration,
+// keyframes and initial_joint_q), used as given, as MuJoCo does: the limit rows push a joint
+// that starts outside its range back. A URDF states no initial configuration; its scenes start
+// at the configuration nearest to zero that the joint limits admit (zero where admissible).
+// Either way the scene gets a note naming every joint that starts outside its range, or whose
+// zero was moved.
+//
+// Limited hinge/slide joints [joint_begin, joint_end) of a URDF model whose coordinate in qpos
+// lies outside their range start at the nearest limit. Returns the note ("" when none moved).
+std::string urdf_start_within_limits(const Model& model, int joint_begin, int joint_end, std::vector<double>& qpos,
+                                     const std::string& source);
+// The note naming every limited hinge/slide joint whose coordinate in qpos lies outside its
+// range, with its distance to the range ("" when none does). Notes start with "<source>: "
+// (nothing when source is empty).
+std::string initial_state_limits_note(const Model& model, const std::vector<double>& qpos, const std::string& source);
+// The common start of both notes (tests and tools find them by it).
+inline constexpr const char* kInitialStateLimitsNote = "initial state outside the joint limits";
+
 // Initial state of world `world`: qpos0/qvel0 plus the scene's perturbation (if any).
 void scene_initial_state(const Scene& scene, int world, std::vector<double>& qpos, std::vector<double>& qvel);
 // Controls of world `world` at `time`: ctrl (nu) and the PD velocity targets ctrl_vel (nu).

@@ -180,7 +180,7 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
     "diagnostics: keep the cost at every Newton iterate (StepDiagnostics::cost_trace; 8 (max_iterations + 1) "  \
     "bytes per world)")                                                                                       \
   X(fp64_retry, bool, true, SAP_ANY_VALUE, "",                                                                 \
-    "a world whose step with fp32 stages fails (factorisation, line search) repeats it in fp64 (docs/solver.md)") \
+    "a world whose step with fp32 stages fails (factorisation, line search, non-finite) repeats it in fp64 (docs/solver.md)") \
   X(fp64_retry_capacity, int, 0, x >= 0 && x <= SAP_MAX_COUNT, "an integer in [0, 1000000]",                    \
     "worlds the fp64 retry steps at once (0: all worlds up to 64, else max(64, worlds / 16)); more failed "     \
     "worlds take more rounds, or inside a CUDA graph are counted as fp64_retry_overflow")

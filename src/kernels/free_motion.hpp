@@ -217,20 +217,49 @@ struct FreeMotionKernel {
       cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
+    // The midpoint passes are a fixed-point iteration v* <- v + h A^-1 (k - C((v + v*)/2)); it
+    // contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s at
+    // h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
+    // outside its limit, tests/test_initial_limits.cpp). delta = max |v*_k - v*_{k-1}| of each
+    // pass, and delta_k / delta_{k-1} bounds the map's Lipschitz factor from below: a pass that
+    // moves more than half as much as the one before (and more than 1e-3 (1 + max |v*|), so never
+    // at rounding level) contracts too slowly to trust, and the step takes the explicit v* instead
+    // (pass 0 again: Drake's Coriolis at v_n). At ordinary speeds the factor is ~h |v| << 1/2.
+    double delta_prev = 0;
+    bool explicit_fallback = false;
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
       if (pass > 0) {
         // v_star temporarily holds vbar; it is overwritten by the solve below.
         for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
         team.sync();
-        body_velocities<S>(team, m, v_star, d.cdof(w), dw.cvel(w), dw.cdof_dot(w));
-        bias_forces<S>(team, m, v_star, d.cdof(w), dw.cdof_dot(w), d.cinert(w), dw.cvel(w), dw.cacc(w), dw.cfrc(w),
+        const double* v_bias = explicit_fallback ? qvel : v_star;
+        body_velocities<S>(team, m, v_bias, d.cdof(w), dw.cvel(w), dw.cdof_dot(w));
+        bias_forces<S>(team, m, v_bias, d.cdof(w), dw.cdof_dot(w), d.cinert(w), dw.cvel(w), dw.cacc(w), dw.cfrc(w),
                        dw.qfrc_bias(w));
       }
       team.sync();
       for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
       team.sync();
       cholesky_solve<S>(team, L, x, nv, ld, dw.chol_first(w));
-      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
+      double delta = 0, vmax = 0;
+      for (int i = team.rank(); i < nv; i += team.size()) {
+        const double v_new = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
+        if (pass > 0) delta = max_(delta, abs_(v_new - (2.0 * v_star[i] - qvel[i])));  // v*_{k-1} = 2 vbar - v
+        vmax = max_(vmax, abs_(v_new));
+        v_star[i] = v_new;
+      }
+      if (pass == 0 || explicit_fallback) {
+        team.sync();
+        if (explicit_fallback) break;
+        continue;
+      }
+      delta = team.reduce_max(delta);
+      vmax = team.reduce_max(vmax);
+      if (pass > 1 && delta > 0.5 * delta_prev && delta > 1e-3 * (1.0 + vmax)) {
+        explicit_fallback = true;  // one more pass, with the bias at v_n
+        --pass;
+      }
+      delta_prev = delta;
       team.sync();
     }
     bool finite = ok;
@@ -240,6 +269,7 @@ struct FreeMotionKernel {
     if (team.rank() == 0) {  // one-lane: status bits
       if (!ok) status[w] |= kStatusFactorizationFailed;
       if (nonfinite) status[w] |= kStatusNonFinite;
+      if (explicit_fallback) status[w] |= kStatusCoriolisFallback;
     }
     team.sync();
   }

@@ -69,7 +69,7 @@ void check_moving_bodies(const Model& m, const std::string& source) {
 }
 
 // One world; the model's time step (0.002 s when it has none), its reference configuration qpos0
-// at rest, constant zero controls, the default solver options, the contact capacity estimated
+// at rest (a URDF's: within the joint limits, see below), constant zero controls, the default solver options, the contact capacity estimated
 // by the Simulator; the import notes as the scene's warnings.
 Scene model_scene(Model model, const std::string& source, const char* kind, const ImportReport& notes) {
   Scene s;
@@ -82,6 +82,11 @@ Scene model_scene(Model model, const std::string& source, const char* kind, cons
   s.qvel0.assign(static_cast<std::size_t>(model.nv), 0.0);
   s.controls.assign(static_cast<std::size_t>(model.nu), ControlSchedule{});
   s.warnings = notes.warnings;
+  // The rule for initial states outside the joint limits (sap/scene.hpp): an MJCF file's qpos0
+  // as given; a URDF's zero moved to the nearest limit (a URDF states no initial configuration).
+  const std::string note = std::string(kind) == "URDF" ? urdf_start_within_limits(model, 0, model.njnt, s.qpos0, source)
+                                                      : initial_state_limits_note(model, s.qpos0, source);
+  if (!note.empty()) s.warnings.push_back(note);
   s.model = std::move(model);
   return s;
 }

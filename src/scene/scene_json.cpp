@@ -82,7 +82,18 @@ Scene SceneParser::parse(const json& root) {
   s.qpos0 = s.model.qpos0;
   s.qvel0.assign(static_cast<std::size_t>(s.model.nv), 0.0);
   apply_asset_keyframes(s);
+  // Initial states outside the joint limits (sap/scene.hpp): a URDF asset's zero moves to the
+  // nearest limit; what the scene states (keyframes, initial_joint_q) is used as given.
+  for (const AssetInfo& a : assets_)
+    if (a.urdf) {
+      const std::string note = urdf_start_within_limits(s.model, a.joint_begin, a.joint_end, s.qpos0, "");
+      if (!note.empty()) r_.warn(a.ptr, note);
+    }
   if (const json* q = JsonReader::get(root, "initial_joint_q")) initial_q(*q, "/initial_joint_q", s);
+  {
+    const std::string note = initial_state_limits_note(s.model, s.qpos0, "");
+    if (!note.empty()) r_.warn(JsonReader::get(root, "initial_joint_q") ? "/initial_joint_q" : "", note);
+  }
   if (const json* qd = JsonReader::get(root, "initial_joint_qd")) initial_qd(*qd, "/initial_joint_qd", s);
   parse_controls(JsonReader::get(root, "controls") ? *JsonReader::get(root, "controls") : json::object(), "/controls",
                  s);

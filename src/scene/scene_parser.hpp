@@ -73,6 +73,7 @@ struct AssetInfo {
   int act_begin = 0, act_end = 0;
   std::vector<double> keyframe_qpos, keyframe_ctrl;
   bool has_keyframe = false;
+  bool urdf = false;  // a URDF states no initial configuration (sap/scene.hpp, urdf_start_within_limits)
   std::string ptr;
 };
 

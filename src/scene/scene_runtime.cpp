@@ -2,6 +2,7 @@
 // and the small expression evaluator the JSON format accepts in number fields.
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -221,6 +222,72 @@ void scene_control(const Scene& scene, double time, int world, std::vector<doubl
     // PD drive tracks a moving target without lag from the damping term.
     if (scene.model.actuator_type[static_cast<std::size_t>(i)] == kActPD) ctrl_vel[static_cast<std::size_t>(i)] = rate;
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Initial states outside joint limits (declared in sap/scene.hpp).
+namespace {
+
+// Limited hinge/slide joint j: its range and its qpos address; false for other joints.
+bool limited_coordinate(const Model& m, int j, double& lo, double& hi, std::size_t& adr) {
+  const std::size_t jj = static_cast<std::size_t>(j);
+  if (!m.jnt_limited[jj] || (m.jnt_type[jj] != kJointHinge && m.jnt_type[jj] != kJointSlide)) return false;
+  lo = m.jnt_range[2 * jj];
+  hi = m.jnt_range[2 * jj + 1];
+  adr = static_cast<std::size_t>(m.jnt_qposadr[jj]);
+  return true;
+}
+
+std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, f, a, b, c, d);
+  return buf;
+}
+
+std::string joint_label(const Model& m, int j) {
+  const std::size_t jj = static_cast<std::size_t>(j);
+  return "'" + (jj < m.jnt_names.size() && !m.jnt_names[jj].empty() ? m.jnt_names[jj] : "#" + std::to_string(j)) +
+         "'";
+}
+
+}  // namespace
+
+std::string urdf_start_within_limits(const Model& m, int joint_begin, int joint_end, std::vector<double>& qpos,
+                                     const std::string& source) {
+  std::string list;
+  int n = 0;
+  for (int j = joint_begin; j < joint_end && j < m.njnt; ++j) {
+    double lo, hi;
+    std::size_t adr;
+    if (!limited_coordinate(m, j, lo, hi, adr) || adr >= qpos.size()) continue;
+    const double q = qpos[adr];
+    if (q >= lo && q <= hi) continue;
+    qpos[adr] = q < lo ? lo : hi;
+    list += (n++ ? ", " : "") + joint_label(m, j) + fmt(" %g -> %g (range [%g, %g])", q, qpos[adr], lo, hi);
+  }
+  if (n == 0) return "";
+  return (source.empty() ? "" : source + ": ") + kInitialStateLimitsNote + ": a URDF states no initial configuration, and its zero lies " +
+         "outside the range of " + std::to_string(n) + " joint(s), which start at the nearest limit instead: " + list;
+}
+
+std::string initial_state_limits_note(const Model& m, const std::vector<double>& qpos, const std::string& source) {
+  std::string list;
+  int n = 0;
+  double worst = 0;
+  for (int j = 0; j < m.njnt; ++j) {
+    double lo, hi;
+    std::size_t adr;
+    if (!limited_coordinate(m, j, lo, hi, adr) || adr >= qpos.size()) continue;
+    const double q = qpos[adr];
+    if (q >= lo && q <= hi) continue;
+    const double d = q < lo ? lo - q : q - hi;
+    worst = d > worst ? d : worst;
+    list += (n++ ? ", " : "") + joint_label(m, j) +
+            fmt(q < lo ? " at %g, %g below [%g, %g]" : " at %g, %g above [%g, %g]", q, d, lo, hi);
+  }
+  if (n == 0) return "";
+  return (source.empty() ? "" : source + ": ") + kInitialStateLimitsNote + ": " + std::to_string(n) + " joint(s) start outside their range" +
+         fmt(" (up to %g)", worst) + " and the limit rows push them back, as MuJoCo's limits do: " + list;
 }
 
 }  // namespace sap

@@ -146,6 +146,7 @@ void SceneParser::parse_assets(const json& a, const std::string& ptr) {
 
     AssetInfo info;
     info.ptr = p;
+    info.urdf = type == "urdf";
     info.joint_begin = builder_.njoint();
     const int body_begin = builder_.nbody(), geom_begin = builder_.ngeom();
     ImportReport report;
