@@ -211,7 +211,7 @@ Template mjcf_template(const std::string& key, const std::string& variant) {
   if (key == "geom")
     return at("world", "<body name=\"gb\"><freejoint/>", "geom", {{"type", "capsule"}, {"size", "0.05 0.1"}},
               "</body>");
-  if (key == "site") return at("body", "", "site", {}, "");
+  if (key == "site") return at("body", "", "site", {{"type", "capsule"}}, "");  // a shape fromto accepts
   if (key == "camera" || key == "light" || key == "composite" || key == "flexcomp" || key == "replicate" ||
       key == "attach" || key == "plugin")
     return at("world", "", key, {}, "");

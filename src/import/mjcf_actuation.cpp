@@ -15,6 +15,7 @@ void MjcfImporter::apply_actuator(const Node& n, ActAttrs& a) {
   const std::string f = file(n), tag = n.tag();
   std::vector<double> v;
   if (import::read_numbers(f, n.el, "gear", 1, 6, v)) a.gear = v[0];
+  import::read_double(f, n.el, "delay", a.delay);
   import::read_bool(f, n.el, "ctrllimited", a.ctrllimited, true);
   import::read_bool(f, n.el, "forcelimited", a.forcelimited, true);
   import::read_fixed(f, n.el, "ctrlrange", 2, a.ctrlrange);
@@ -112,6 +113,9 @@ void MjcfImporter::apply_tendon(const Node& n, TendonAttrs& a) {
   }
   import::read_bool(f, n.el, "actuatorfrclimited", a.actuatorfrclimited, true);
   import::read_fixed(f, n.el, "actuatorfrcrange", 2, a.actuatorfrcrange);
+  if (n.el->Attribute("solreflimit") || n.el->Attribute("solimplimit") || n.el->Attribute("margin"))
+    a.limit_softness = true;
+  if (n.el->Attribute("solreffriction") || n.el->Attribute("solimpfriction")) a.friction_softness = true;
 }
 
 void MjcfImporter::set_tendon_properties(const Node& c, const std::string& label, const TendonAttrs& a,
@@ -132,7 +136,16 @@ void MjcfImporter::set_tendon_properties(const Node& c, const std::string& label
     rep_.warn("spatial-tendon-armature", where(c),
               label + " armature approximated: the inertia a J^T J is applied, MuJoCo's velocity-product "
                       "bias a J^T (dJ/dt v) of a moving path is not");
-  ts.frictionloss = a.frictionloss;    // a SAP box row on dL/dt (kernels/holonomic_rows.hpp)
+  ts.frictionloss = no_frictionloss_ ? 0.0 : a.frictionloss;  // a SAP box row on dL/dt (kernels/holonomic_rows.hpp)
+  // MuJoCo's solref/solimp soften its limit and friction-loss rows; SAP's rows carry their own
+  // near-rigid regularization (docs/sap-math.md), so these have no counterpart.
+  if (a.limit_softness)
+    rep_.warn("tendon-limit-softness", where(c),
+              label + " solreflimit/solimplimit/margin ignored: SAP limit constraints use their own stiffness");
+  if (a.friction_softness)
+    rep_.warn("tendon-friction-softness", where(c),
+              label + " solreffriction/solimpfriction ignored: SAP's friction-loss box row has its own "
+                      "regularization");
   // MuJoCo's springlength: -1 is the length at qpos_spring; two values are a dead band.
   ts.lengthspring_at_springref = a.springlength[0] == -1;
   ts.lengthspring = a.springlength[0];
@@ -276,6 +289,9 @@ void MjcfImporter::apply_equality(const Node& n, EqAttrs& a) {
     a.solref[0] = v[0];
     a.solref[1] = v[1];
   }
+  if (n.el->Attribute("solimp"))
+    rep_.warn("equality-solimp", where(n),
+              "equality solimp ignored: SAP's equality rows have no impedance profile (solref sets their softness)");
 }
 
 void MjcfImporter::read_equalities(const Node& root) {
@@ -368,7 +384,7 @@ void MjcfImporter::read_equalities(const Node& root) {
           }
         }
       }
-      builder_.add_equality(e);
+      if (!no_equality_) builder_.add_equality(e);  // read and checked all the same
     }
   }
 }
@@ -402,6 +418,9 @@ void MjcfImporter::read_actuator(const Node& n) {
   std::string name;
   import::read_string(n.el, "name", name);
   const std::string label = "actuator" + (name.empty() ? std::string() : " '" + name + "'");
+  // A delayed control (MuJoCo reads ctrl from a history buffer `delay` seconds back) changes the
+  // trajectory; the model has no control history.
+  if (a.delay > 0) unsupported(n, "actuator delay", label + ": controls are applied without delay here");
   for (const char* tr : {"jointinparent", "site", "body", "cranksite"})
     if (n.el->Attribute(tr)) {
       unsupported(n, std::string("actuator transmission '") + tr + "'",
@@ -466,6 +485,7 @@ void MjcfImporter::read_actuator(const Node& n) {
     s.ctrlrange = {a.ctrlrange[0], a.ctrlrange[1]};
     s.forcelimited = a.forcelimited == 1 || (a.forcelimited == -1 && autolimits_ && !(a.forcerange[0] == 0 && a.forcerange[1] == 0));
     s.forcerange = {a.forcerange[0], a.forcerange[1]};
+    if (no_clampctrl_) s.ctrllimited = false;  // <flag clampctrl="disable">: ctrl used as given
     builder_.add_actuator(s);
     ++nu_;
     return;
@@ -566,6 +586,7 @@ void MjcfImporter::read_actuator(const Node& n) {
     fail(where(n), label + ": forcerange must contain 0");
   s.forcerange = {a.forcerange[0] * fr_scale, a.forcerange[1] * fr_scale};
   if (fr_scale < 0) std::swap(s.forcerange[0], s.forcerange[1]);  // a negative gain flips the interval
+  if (no_clampctrl_) s.ctrllimited = false;  // <flag clampctrl="disable">: ctrl used as given
   builder_.add_actuator(s);
   ++nu_;
 }

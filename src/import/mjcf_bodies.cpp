@@ -88,6 +88,37 @@ void MjcfImporter::read_bodies(const Node& root) {
 }
 
 // Children of a body (or worldbody, or a frame inside them) expressed in `frame`.
+double MjcfImporter::fromto_frame(const Node& n, const double fromto[6], Transform& local) const {
+  // MuJoCo rejects a nonzero pos (from the element or its defaults) next to fromto.
+  if (local.pos[0] != 0 || local.pos[1] != 0 || local.pos[2] != 0)
+    fail(where(n), std::string("both pos and fromto given in ") + n.tag() + " (MuJoCo rejects a nonzero pos with fromto)");
+  const Vec3<double> a{{fromto[0], fromto[1], fromto[2]}}, b{{fromto[3], fromto[4], fromto[5]}};
+  const Vec3<double> d = a - b;  // MuJoCo's z axis points from `to` to `from`
+  const double len = norm(d);
+  if (!(len > 1e-12)) fail(where(n), "fromto endpoints coincide");
+  local.pos = 0.5 * (a + b);
+  local.quat = from_z_to(d);
+  return len;
+}
+
+// A site: a point of spatial tendons (its body and position; size and looks do not matter).
+// fromto places it as a geom's fromto does, for the shapes MuJoCo allows it on.
+void MjcfImporter::read_site(const Node& n, int body, int cls, const Transform& frame) {
+  std::string name, type = "sphere";
+  import::read_string(n.el, "name", name);
+  for (int k : class_chain(cls))
+    for (const Node* d : classes_[static_cast<std::size_t>(k)].site) import::read_string(d->el, "type", type);
+  import::read_string(n.el, "type", type);
+  Transform local = read_pose(n);
+  double fromto[6];
+  if (import::read_fixed(file(n), n.el, "fromto", 6, fromto)) {
+    if (type != "capsule" && type != "cylinder" && type != "box" && type != "ellipsoid")
+      fail(where(n), "fromto is only valid for capsule, cylinder, box and ellipsoid sites, not " + type);
+    fromto_frame(n, fromto, local);
+  }
+  bodies_[static_cast<std::size_t>(body)].sites.push_back({name, to_array(compose(frame, local).pos)});
+}
+
 void MjcfImporter::read_body_children(const Node& n, int body, int childclass, const Transform& frame) {
   for (const Node& c : n.children) {
     const std::string t = c.tag();
@@ -106,10 +137,8 @@ void MjcfImporter::read_body_children(const Node& n, int body, int childclass, c
     } else if (t == "inertial") {
       if (body == 0) fail(where(c), "the world body cannot have an <inertial>");
       read_inertial(c, body);
-    } else if (t == "site") {  // points of spatial tendons; sizes, types and looks do not matter
-      std::string name;
-      import::read_string(c.el, "name", name);
-      bodies_[static_cast<std::size_t>(body)].sites.push_back({name, to_array(compose(frame, read_pose(c)).pos)});
+    } else if (t == "site") {
+      read_site(c, body, element_class(c, childclass), frame);
     } else if (t == "camera" || t == "light") {
       ignored(c, t, "no effect on the dynamics");
     } else if (t == "composite" || t == "flexcomp" || t == "replicate" || t == "attach" || t == "plugin") {
@@ -181,6 +210,9 @@ void MjcfImporter::read_joint(const Node& n, int body, int cls, const Transform&
   if (!std::strcmp(n.tag(), "freejoint")) {
     check_attributes(n, "freejoint");
     a.type = kJointFree;
+    int align = -1;  // auto: the compiler's alignfree (warned there)
+    if (import::read_bool(file(n), n.el, "align", align, true) && align == 1)
+      ignored(n, "freejoint align", "the free body keeps its frame as written (qpos differs from MuJoCo's)");
   } else {
     for (int c : class_chain(cls))
       for (const Node* d : classes_[static_cast<std::size_t>(c)].joint) apply_joint(*d, a);
@@ -202,7 +234,11 @@ void MjcfImporter::read_joint(const Node& n, int body, int cls, const Transform&
     limited = has_range;
   }
   if (!(a.frictionloss >= 0)) fail(where(n), "joint frictionloss must be non-negative");
-  j.frictionloss = a.frictionloss;  // SAP box row |gamma| <= h f (docs/sap-math.md §13)
+  // SAP box row |gamma| <= h f (docs/sap-math.md §13); none under <flag frictionloss="disable">.
+  j.frictionloss = no_frictionloss_ ? 0.0 : a.frictionloss;
+  if (a.friction_softness)
+    rep_.warn("friction-softness", where(n),
+              "joint solreffriction/solimpfriction ignored: SAP's friction-loss box row has its own regularization");
   if (a.springdamper[0] != 0 || a.springdamper[1] != 0) {  // MuJoCo's compiler: gains from M(qpos0)
     if (!(a.springdamper[0] > 0 && a.springdamper[1] > 0))
       fail(where(n), "joint springdamper values must be positive (timeconst, dampratio)");
@@ -280,12 +316,7 @@ void MjcfImporter::read_geom(const Node& n, int body, int cls, const Transform& 
   if (g.has_fromto) {
     if (t != "capsule" && t != "cylinder" && t != "box" && t != "ellipsoid")
       fail(where(n), "fromto is only valid for capsule, cylinder, box and ellipsoid geoms, not " + t);
-    const Vec3<double> a{{g.fromto[0], g.fromto[1], g.fromto[2]}}, b{{g.fromto[3], g.fromto[4], g.fromto[5]}};
-    const Vec3<double> d = a - b;  // MuJoCo's z axis points from `to` to `from`
-    const double len = norm(d);
-    if (!(len > 1e-12)) fail(where(n), "fromto endpoints coincide");
-    local.pos = 0.5 * (a + b);
-    local.quat = from_z_to(d);
+    const double len = fromto_frame(n, g.fromto, local);
     if (t == "capsule" || t == "cylinder") {
       size[1] = 0.5 * len;
     } else {  // box, ellipsoid: square section of half-width size[0] (as MuJoCo does)

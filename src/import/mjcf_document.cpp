@@ -191,6 +191,10 @@ void MjcfImporter::read_compiler(const Node& n) {
     fail(where(n), "compiler coordinate='" + s + "' is not supported (only 'local')");
   if (import::read_bool(f, n.el, "fusestatic", b) && b)
     ignored(n, "compiler fusestatic", "static bodies are kept as separate bodies (same dynamics)");
+  // Attributes of older MuJoCo versions that MuJoCo 4.0's schema rejects ("unrecognized attribute").
+  for (const char* gone : {"exactmeshinertia", "convexhull", "maxhullvert"})
+    if (n.el->Attribute(gone))
+      fail(where(n), std::string("compiler attribute '") + gone + "' is not part of MuJoCo 4.0's <compiler> (removed)");
   if (import::read_bool(f, n.el, "alignfree", b) && b)
     ignored(n, "compiler alignfree", "free bodies keep their frames as written (qpos differs from MuJoCo's)");
 }
@@ -235,8 +239,24 @@ void MjcfImporter::read_option(const Node& n) {
       if (name == "gravity") {
         if (off) builder_.set_gravity({0, 0, 0});
       } else if (name == "contact" || name == "constraint") {
+        // MuJoCo's constraint flag removes every constraint: contacts, limits, equalities and
+        // friction loss (each also has its own flag).
         no_contact_ = no_contact_ || off;
-        if (name == "constraint") no_limit_ = no_limit_ || off;
+        if (name == "constraint") {
+          no_limit_ = no_limit_ || off;
+          no_equality_ = no_equality_ || off;
+          no_frictionloss_ = no_frictionloss_ || off;
+        }
+      } else if (name == "equality") {
+        no_equality_ = no_equality_ || off;
+      } else if (name == "frictionloss") {
+        no_frictionloss_ = no_frictionloss_ || off;
+      } else if (name == "clampctrl") {
+        no_clampctrl_ = no_clampctrl_ || off;
+      } else if (name == "actuation" && off) {
+        // Zeroing every actuator force would need a model-wide switch the engine lacks (a zero
+        // gear divides the servo targets); dropping the actuators would change nu and ctrl.
+        unsupported(c, "flag actuation=\"disable\"", "actuator forces cannot be switched off in the model");
       } else if (name == "limit") {
         no_limit_ = no_limit_ || off;
       } else if (name == "spring") {
@@ -278,7 +298,8 @@ void MjcfImporter::read_default(const Node& n, int parent) {
     else if (t == "equality") classes_[static_cast<std::size_t>(id)].equality.push_back(&c);
     else if (t == "mesh") classes_[static_cast<std::size_t>(id)].mesh.push_back(&c);
     else if (t == "pair") classes_[static_cast<std::size_t>(id)].pair.push_back(&c);
-    else if (t == "site" || t == "camera" || t == "light" || t == "material")
+    else if (t == "site") classes_[static_cast<std::size_t>(id)].site.push_back(&c);
+    else if (t == "camera" || t == "light" || t == "material")
       continue;  // defaults of elements that are ignored or rejected where they are used
     else ignored(c, "<" + t + "> in <default>", "unknown default element");
   }
@@ -386,6 +407,7 @@ void MjcfImporter::apply_joint(const Node& n, JointAttrs& a) {
   import::read_bool(f, n.el, "actuatorgravcomp", a.actuatorgravcomp);
   if (n.el->Attribute("solreflimit") || n.el->Attribute("solimplimit") || n.el->Attribute("margin"))
     a.limit_softness = true;
+  if (n.el->Attribute("solreffriction") || n.el->Attribute("solimpfriction")) a.friction_softness = true;
   check_attributes(n, "joint");
 }
 

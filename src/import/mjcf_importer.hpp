@@ -66,7 +66,8 @@ struct JointAttrs {
   int actuatorfrclimited = -1;
   double actuatorfrcrange[2] = {0, 0};
   int actuatorgravcomp = 0;
-  bool limit_softness = false;  // solreflimit/solimplimit/margin given
+  bool limit_softness = false;     // solreflimit/solimplimit/margin given
+  bool friction_softness = false;  // solreffriction/solimpfriction given
 };
 
 struct GeomAttrs {
@@ -93,6 +94,7 @@ struct GeomAttrs {
 // have been applied in order, defaults first.
 struct ActAttrs {
   double gear = 1;
+  double delay = 0;  // MuJoCo 4.0's control delay (s)
   int ctrllimited = -1, forcelimited = -1;
   double ctrlrange[2] = {0, 0}, forcerange[2] = {0, 0};
   std::string dyntype = "none", gaintype = "fixed", biastype = "none";
@@ -112,6 +114,7 @@ struct DefaultClass {
   std::vector<const Node*> joint, geom, actuator, tendon, equality;
   std::vector<const Node*> mesh = {};  // <default><mesh> (mjcf_assets.cpp)
   std::vector<const Node*> pair = {};  // <default><pair> (read_contact_pair)
+  std::vector<const Node*> site = {};  // <default><site>: only its type is read (read_site)
 };
 
 struct PGeom {
@@ -190,6 +193,7 @@ class MjcfImporter {
   bool balanceinertia_ = false;
   // option flags
   bool no_contact_ = false, no_limit_ = false, no_spring_ = false, no_damper_ = false;
+  bool no_equality_ = false, no_frictionloss_ = false, no_clampctrl_ = false;
 
   std::vector<DefaultClass> classes_;
   std::map<std::string, int> class_index_;
@@ -253,6 +257,11 @@ class MjcfImporter {
   void read_orientation(const Node& n, Orientation& o);
   Quat<double> resolve(const Node& n, const Orientation& o) const;
   Transform read_pose(const Node& n);
+  void read_site(const Node& n, int body, int cls, const Transform& frame);
+  // MuJoCo's frame of a geom or site given by fromto (x0 y0 z0 x1 y1 z1): at the midpoint, its z
+  // axis from the second point to the first (the minimal rotation); returns the length. `local`
+  // comes in with the element's pos (an error unless zero, as in MuJoCo) and goes out as the frame.
+  double fromto_frame(const Node& n, const double fromto[6], Transform& local) const;
   void apply_joint(const Node& n, JointAttrs& a);
   void apply_geom(const Node& n, GeomAttrs& g);
   void apply_actuator(const Node& n, ActAttrs& a);
@@ -286,6 +295,7 @@ class MjcfImporter {
     double springlength[2] = {-1, -1};
     int actuatorfrclimited = -1;  // -1 auto
     double actuatorfrcrange[2] = {0, 0};
+    bool limit_softness = false, friction_softness = false;  // solreflimit/solimplimit, solreffriction/solimpfriction
   };
   // The tendon properties shared by fixed and spatial tendons (limits, spring with its dead
   // band, damping, armature, dry friction, actuator force range).
