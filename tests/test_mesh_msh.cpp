@@ -25,6 +25,7 @@ struct Msh {
 std::vector<std::uint8_t> bytes_of(const Msh& m, int nvertex_override = kNoOverride) {
   std::vector<std::uint8_t> b;
   auto put = [&](const void* p, std::size_t n) {
+    if (n == 0) return;  // an empty array's data() may be null (and GCC 12 warned on the insert)
     const auto* c = static_cast<const std::uint8_t*>(p);
     b.insert(b.end(), c, c + n);
   };
