@@ -25,9 +25,11 @@ struct Msh {
 std::vector<std::uint8_t> bytes_of(const Msh& m, int nvertex_override = kNoOverride) {
   std::vector<std::uint8_t> b;
   auto put = [&](const void* p, std::size_t n) {
-    if (n == 0) return;  // an empty array's data() may be null (and GCC 12 warned on the insert)
-    const auto* c = static_cast<const std::uint8_t*>(p);
-    b.insert(b.end(), c, c + n);
+    if (n == 0) return;  // an empty array's data() may be null
+    // resize + memcpy: GCC 12 gave a false -Wstringop-overflow on vector::insert of raw bytes here
+    const std::size_t at = b.size();
+    b.resize(at + n);
+    std::memcpy(b.data() + at, p, n);
   };
   const std::int32_t head[4] = {nvertex_override != kNoOverride ? nvertex_override : std::int32_t(m.vert.size() / 3),
                                 std::int32_t(m.normal.size() / 3), std::int32_t(m.texcoord.size() / 2),
