@@ -101,12 +101,12 @@ template <class S, class Team>
 SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
   const int rank = team.rank(), size = team.size();
   for (int i = rank; i < n; i += size) {
-    // The whole row, right to left, without an early exit: a conditional move per entry where
-    // the exit branch of a left-to-right search was mispredicted once per row (the search was
-    // 6 % of the humanoid's CPU step). Same first[i].
-    const S* ai = a + i * ld;
     int f = i;
-    for (int j = i - 1; j >= 0; --j) f = ai[j] != S(0) ? j : f;
+    for (int j = 0; j < i; ++j)
+      if (a[i * ld + j] != S(0)) {
+        f = j;
+        break;
+      }
     first[i] = f;
   }
   team.sync();

@@ -147,28 +147,7 @@ struct SapSolveKernel {
   SAP_HD void mul_A(int w, Team& team, const double* x, double* out) const {
     const int nv = m.nv, ld = m.nv_pad;
     auto rows_of = [&](const auto* A) {  // A's storage type outside the loops (fp32: DataLayout::A_fp32)
-      int i0 = team.rank();
-      if (team.size() == 1) {
-        // One lane (the CPU): four rows at a time, each its own sequential sum over j (the same
-        // bits as one row at a time), so four independent add chains overlap instead of one
-        // chain's latency per entry.
-        for (; i0 + 4 <= nv; i0 += 4) {
-          const auto *a0 = A + i0 * ld, *a1 = a0 + ld, *a2 = a1 + ld, *a3 = a2 + ld;
-          So acc0 = So(0), acc1 = So(0), acc2 = So(0), acc3 = So(0);
-          for (int j = 0; j < nv; ++j) {
-            const So xj = So(x[j]);
-            acc0 += So(a0[j]) * xj;
-            acc1 += So(a1[j]) * xj;
-            acc2 += So(a2[j]) * xj;
-            acc3 += So(a3[j]) * xj;
-          }
-          out[i0] = double(acc0);
-          out[i0 + 1] = double(acc1);
-          out[i0 + 2] = double(acc2);
-          out[i0 + 3] = double(acc3);
-        }
-      }
-      for (int i = i0; i < nv; i += team.size()) {
+      for (int i = team.rank(); i < nv; i += team.size()) {
         So acc = So(0);
         for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
         out[i] = double(acc);
