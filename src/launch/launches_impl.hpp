@@ -65,7 +65,7 @@ class SolverLaunchImpl final : public SolverLaunch {
   void newton_head(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
                    const SolveView& s, const StepParams& p, int* status) override {
     if (s.size.nacon > 0) split_phase<NewtonHeadAngular>(objective, nworld, m, in, d, s, p, status);
-    else split_phase<NewtonHeadKernel>(objective, nworld, m, in, d, s, p, status);
+    else split_phase<NewtonHeadPlain>(objective, nworld, m, in, d, s, p, status);
   }
   int reference_linear_solve(bool f32, int nworld, const ModelView& m, const DataView& d, const SolveView& s,
                              int* solve_ok) override {
@@ -87,8 +87,13 @@ class SolverLaunchImpl final : public SolverLaunch {
   }
 
  private:
+  // One-parameter aliases for split_phase's `template <class> class Phase`: a template with a
+  // defaulted second parameter does not match it under clang (the fuzzer build) without
+  // -frelaxed-template-template-args.
   template <class So>
   using NewtonHeadAngular = NewtonHeadKernel<So, true>;
+  template <class So>
+  using NewtonHeadPlain = NewtonHeadKernel<So, false>;
 
   template <bool kAngular>
   void constraint_setup_as(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
