@@ -26,6 +26,17 @@ namespace {
 
 using namespace sap;
 
+// One world on the CPU backend, one thread, under `preset`.
+SimulatorOptions one_cpu_world(Preset preset) {
+  SimulatorOptions so;
+  so.nworld = 1;
+  so.backend = Backend::CPU;
+  so.threads = 1;
+  so.override_solver = true;
+  so.solver.contact_preset_variant = preset;
+  return so;
+}
+
 std::string src(const std::string& rel) { return std::string(SAP_SOURCE_DIR) + "/" + rel; }
 
 // The notes on the joint limits of a scene (kInitialStateLimitsNote).
@@ -108,12 +119,7 @@ TEST(InitialLimits, FoldedArmOnDrakeAgainstMuJoCo) {
   ASSERT_TRUE(f.good());
   const nlohmann::json ref = nlohmann::json::parse(f);
   const Scene scene = load_mjcf(src(ref["model"].get<std::string>()));
-  SimulatorOptions so;
-  so.nworld = 1;
-  so.backend = Backend::CPU;
-  so.threads = 1;
-  so.override_solver = true;
-  so.solver.contact_preset_variant = Preset::Drake;
+  SimulatorOptions so = one_cpu_world(Preset::Drake);
   Simulator sim(scene, so);
   sim.reset();
   const std::vector<std::string> names = ref["joints"].get<std::vector<std::string>>();
@@ -151,12 +157,7 @@ TEST(InitialLimits, FoldedArmStepsFinitelyOnEveryPreset) {
   const std::size_t j2 = static_cast<std::size_t>(scene.model.jnt_qposadr[static_cast<std::size_t>(scene.model.joint_id("j2"))]);
   for (Preset preset : {Preset::Approx32, Preset::Approx64, Preset::Drake}) {
     SCOPED_TRACE(to_string(preset));
-    SimulatorOptions so;
-    so.nworld = 1;
-    so.backend = Backend::CPU;
-    so.threads = 1;
-    so.override_solver = true;
-    so.solver.contact_preset_variant = preset;
+    SimulatorOptions so = one_cpu_world(preset);
     Simulator sim(scene, so);
     sim.reset();
     double vmax = 0;
@@ -190,12 +191,7 @@ TEST(InitialLimits, NonContractingMidpointCoriolisFallsBackToExplicit) {
       "spinner.xml");
   auto one_step = [&](double spin, CoriolisMode mode) {
     scene.qvel0 = {0, 0, 0, spin, 0.7 * spin, 0.3 * spin};
-    SimulatorOptions so;
-    so.nworld = 1;
-    so.backend = Backend::CPU;
-    so.threads = 1;
-    so.override_solver = true;
-    so.solver.contact_preset_variant = Preset::Approx64;
+    SimulatorOptions so = one_cpu_world(Preset::Approx64);
     so.solver.coriolis = mode;
     Simulator sim(scene, so);
     sim.reset();
