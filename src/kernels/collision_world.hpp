@@ -133,15 +133,21 @@ SAP_HDI double geom_reach(const ModelView& m, int g) {
 }
 
 // Bounding-sphere prune (geom_rbound about the geom center); a plane is unbounded, so the
-// other geom's sphere is tested against its half-space instead.
+// other geom's sphere is tested against its half-space instead. Reads only the two geoms'
+// positions (and a plane's normal, the third column of its rotation): most candidate pairs end
+// here, before their frames are loaded.
 template <class S>
-SAP_HDI bool bounds_overlap(const ModelView& m, int g0, int g1, const GeomFrame<S>& f0, const GeomFrame<S>& f1,
+SAP_HDI bool bounds_overlap(const ModelView& m, int g0, int g1, const double* geom_xpos, const double* geom_xmat,
                             S margin) {
   const S slack = S(1) + S(1e-6);
-  if (m.geom_type[g0] == kGeomPlane)
-    return dot(f1.pos - f0.pos, f0.rot.col(2)) <= (S(m.geom_rbound[g1]) + margin) * slack;
+  const Vec3<S> d = Vec3<S>::load(geom_xpos + 3 * g1) - Vec3<S>::load(geom_xpos + 3 * g0);
+  if (m.geom_type[g0] == kGeomPlane) {
+    const double* R = geom_xmat + 9 * g0;
+    const Vec3<S> normal{{S(R[2]), S(R[5]), S(R[8])}};
+    return dot(d, normal) <= (S(m.geom_rbound[g1]) + margin) * slack;
+  }
   const S reach = (S(geom_reach(m, g0)) + S(geom_reach(m, g1)) + margin) * slack;
-  return squared_norm(f1.pos - f0.pos) <= reach * reach;
+  return squared_norm(d) <= reach * reach;
 }
 
 // Swaps two contact slots of world w (all arrays and the generation rank). kAngular (here and
@@ -243,11 +249,12 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
     int n = 0;
     if (lane < width && p < pairs.npair) {
       const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
-      const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
-      const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
       const S margin = S(pairs.margin[p]);
-      if (bounds_overlap(m, g0, g1, f0, f1, margin))
+      if (bounds_overlap(m, g0, g1, gpos, gmat, margin)) {
+        const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
+        const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
         n = collide_ordered<S, kConvexSolvers>(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
+      }
     }
     int total = 0;
     const int before = lanes_prefix_sum(team, width, n, total);
