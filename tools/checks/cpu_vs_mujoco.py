@@ -149,9 +149,34 @@ def ours_stats(build, model, worlds, steps, preset, extra=()):
             "contacts_per_world": st.get("contacts_per_world", {}).get("mean"), "pairs": r.get("collision", {}).get("pairs")}
 
 
-def mujoco_loop(exe, model, worlds, steps, pin):
-    out, _ = run_child([exe, model, str(worlds), str(steps), "10"], pin)
+def mujoco_loop(exe, model, worlds, steps, pin, timers=False):
+    out, _ = run_child([exe, model, str(worlds), str(steps), "10"] + (["--timers"] if timers else []), pin)
     return json.loads(out.strip().splitlines()[-1])
+
+
+# The stages side by side (--stages): ours from sap_bench's stage timers, MuJoCo's from its own
+# timers (mjData.timer), grouped by the work they do. MuJoCo's kinematics (mj_kinematics, mj_comPos,
+# tendons, transmission) serve its collision and its dynamics alike; ours are computed in the
+# collide stage (fp64, for the narrow phase) and again in free motion (the approximate presets'
+# dynamics precision), so the groups compare whole stages, not single functions.
+STAGE_ROWS = [
+    ("collision (ours: with fp64 forward kinematics)", ["collide"], ["pos_collision"]),
+    ("dynamics before the solve (ours: free motion, with kinematics; MuJoCo: kinematics, inertia, "
+     "velocity, actuation)", ["free_motion"], ["pos_kinematics", "pos_inertia", "velocity", "actuation"]),
+    ("constraint setup (MuJoCo: make, project)", ["contact_setup"], ["pos_make", "pos_project"]),
+    ("solve", ["solve"], ["constraint"]),
+    ("integrate", ["integrate"], ["advance"]),
+]
+
+
+def print_stage_table(name, ours_us, mj_us):
+    print(f"\n{name}: us per world-step by stage (ours: sap_bench's stage timers; MuJoCo: its timers, "
+          "which add their clock calls)")
+    print("| stage | ours | MuJoCo |")
+    print("|---|---:|---:|")
+    for label, ok, mk in STAGE_ROWS:
+        print("| %s | %.2f | %.2f |" % (label, sum(ours_us.get(k, 0.0) for k in ok), sum(mj_us.get(k, 0.0) for k in mk)))
+    print("| whole step | %.2f | %.2f |" % (ours_us.get("total", 0.0), mj_us.get("step", 0.0)))
 
 
 def summary(ratios):
@@ -225,7 +250,8 @@ def main():
     p.add_argument("--preset", default="approx32")
     p.add_argument("--set", action="append", default=[], help="extra sap_bench --set key=value for our side")
     p.add_argument("--no-mujoco", action="store_true", help="skip the MuJoCo comparison")
-    p.add_argument("--stages", action="store_true", help="also one statistics pass of ours per model (stage times)")
+    p.add_argument("--stages", action="store_true",
+                   help="also one statistics pass of ours and one timer pass of MuJoCo per model: stage tables")
     p.add_argument("--drake", action="store_true", help="drake preset vs Drake's SAP on the humanoid without tendons")
     p.add_argument("--drake-steps", type=int, default=400, help="timed steps of one Drake world")
     p.add_argument("--drake-worlds", type=int, default=16, help="our worlds in the Drake comparison")
@@ -272,6 +298,8 @@ def main():
                      "ours_command": rows[0][0]["command"], "mujoco_record": rows[-1][1]}
             if a.stages:
                 entry["ours_stats"] = ours_stats(a.build, model, a.worlds, a.steps, a.preset, extra)
+                entry["mujoco_timers"] = mujoco_loop(exe, model, a.worlds, a.steps, a.pin, timers=True).get(
+                    "timers_us_per_world_step", {})
             record["mujoco"][name] = entry
             c_ours = entry.get("ours_stats", {}).get("contacts_per_world")
             print("| %s | %.0f | %.0f | %.2f (%.2f-%.2f) | %s / %.1f |" % (
@@ -280,6 +308,10 @@ def main():
                 entry["ratio"]["max"], "%.1f" % c_ours if c_ours is not None else "-",
                 rows[-1][1]["contacts_per_world"]))
             sys.stdout.flush()
+        if a.stages:
+            for name in a.models.split(","):
+                e = record["mujoco"][name]
+                print_stage_table(name, e["ours_stats"]["us_per_world_step"], e["mujoco_timers"])
 
     if a.drake:
         py = drake_python(a.drake_python)

@@ -12,6 +12,12 @@
 #include <string.h>
 #include <time.h>
 
+static mjtNum now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return 1e6 * (mjtNum)t.tv_sec + 1e-3 * (mjtNum)t.tv_nsec;
+}
+
 static double seconds(clockid_t clock) {
   struct timespec t;
   clock_gettime(clock, &t);
@@ -27,12 +33,18 @@ static uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: %s MODEL.xml NWORLD NSTEP WARMUP [KEYFRAME]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL.xml NWORLD NSTEP WARMUP [KEYFRAME] [--timers]\n", argv[0]);
     return 2;
   }
   const char* path = argv[1];
   const int nworld = atoi(argv[2]), nstep = atoi(argv[3]), warmup = atoi(argv[4]);
-  const char* key = argc > 5 ? argv[5] : NULL;
+  const char* key = NULL;
+  int timers = 0;
+  for (int i = 5; i < argc; ++i) {
+    if (strcmp(argv[i], "--timers") == 0) timers = 1;
+    else key = argv[i];
+  }
+  if (timers) mjcb_time = now_us;
   char err[1000] = "";
   mjModel* m = mj_loadXML(path, NULL, err, sizeof(err));
   if (!m) {
@@ -59,6 +71,7 @@ int main(int argc, char** argv) {
   for (int s = 0; s < warmup; ++s)
     for (int w = 0; w < nworld; ++w) mj_step(m, d[w]);
   long long ncon = 0, niter = 0, nefc = 0;
+  for (int w = 0; w < nworld; ++w) memset(d[w]->timer, 0, sizeof(d[w]->timer));  // the timed steps only
   const double wall0 = seconds(CLOCK_MONOTONIC), cpu0 = seconds(CLOCK_THREAD_CPUTIME_ID);
   for (int s = 0; s < nstep; ++s)
     for (int w = 0; w < nworld; ++w) mj_step(m, d[w]);
@@ -81,11 +94,21 @@ int main(int argc, char** argv) {
          "\"wall_s\": %.9g, \"thread_cpu_s\": %.9g, \"world_steps_per_s\": %.9g, \"us_per_world_step\": %.9g, "
          "\"contacts_per_world\": %.6g, \"efc_rows_per_world\": %.6g, \"solver_iterations_per_world\": %.6g, "
          "\"solver\": %d, \"iterations\": %d, \"ls_iterations\": %d, \"cone\": %d, \"integrator\": %d, "
-         "\"digest\": \"%016llx\"}\n",
-         mj_versionString(), path, m->nq, m->nv, m->ngeom, m->ntendon, m->opt.timestep, nworld, nstep, warmup, wall,
+         "\"digest\": \"%016llx\"",
+         mj_versionString(), path, (int)m->nq, (int)m->nv, (int)m->ngeom, (int)m->ntendon, m->opt.timestep, nworld, nstep, warmup, wall,
          cpu, ws / wall, 1e6 * wall / ws, (double)ncon / nworld, (double)nefc / nworld, (double)niter / nworld,
          m->opt.solver, m->opt.iterations, m->opt.ls_iterations, m->opt.cone, m->opt.integrator,
          (unsigned long long)h);
+  if (timers) {
+    printf(", \"timers_us_per_world_step\": {");
+    for (int i = 0; i < mjNTIMER; ++i) {  // named by mjTIMERSTRING (step, forward, ..., position's parts)
+      double t = 0;
+      for (int w = 0; w < nworld; ++w) t += d[w]->timer[i].duration;
+      printf("%s\"%s\": %.6g", i ? ", " : "", mjTIMERSTRING[i], t / ws);
+    }
+    printf("}");
+  }
+  printf("}\n");
   for (int w = 0; w < nworld; ++w) mj_deleteData(d[w]);
   free(d);
   mj_deleteModel(m);
