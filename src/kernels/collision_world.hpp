@@ -29,6 +29,9 @@ struct CollisionPairsView {
   const double* dissipation = nullptr;  // tau_d
   const double* hc_dissipation = nullptr;  // Hunt-Crossley d
   const double* friction = nullptr;     // Coulomb mu (0: frictionless)
+  // The bounding-sphere prune's bound (pair_prune_bound): (reach0 + reach1 + margin) (1 + 1e-6), a plane
+  // pair's (rbound1 + margin) (1 + 1e-6), as bounds_overlap computes it in fp64.
+  const double* bound = nullptr;
   // Contacts with torsional/rolling friction (ContactsView::angular()): condim and
   // t2, spin, roll1, roll2 per pair; null otherwise.
   const int* condim = nullptr;
@@ -132,22 +135,36 @@ SAP_HDI double geom_reach(const ModelView& m, int g) {
   return ::sqrt(s[0] * s[0] + s[1] * s[1] + z * z);
 }
 
+// The bounding-sphere prune's slack factor and bound of a pair: the two geoms' reaches plus the
+// margin (a plane is unbounded: the other geom's sphere against its half-space, rbound1 + margin).
+template <class S>
+SAP_HDI S bounds_slack() {
+  return S(1) + S(1e-6);
+}
+template <class S>
+SAP_HDI S pair_prune_bound(const ModelView& m, int g0, int g1, S margin) {
+  if (m.geom_type[g0] == kGeomPlane) return (S(m.geom_rbound[g1]) + margin) * bounds_slack<S>();
+  return (S(geom_reach(m, g0)) + S(geom_reach(m, g1)) + margin) * bounds_slack<S>();
+}
+
 // Bounding-sphere prune (geom_rbound about the geom center); a plane is unbounded, so the
 // other geom's sphere is tested against its half-space instead. Reads only the two geoms'
-// positions (and a plane's normal, the third column of its rotation): most candidate pairs end
-// here, before their frames are loaded.
+// positions (and a plane's normal, the third column of its rotation) and, in fp64, the pair's
+// bound computed once (CollisionPairsView::bound; in fp32 it is computed here in fp32, as
+// before): most candidate pairs end here, before their frames are loaded.
 template <class S>
-SAP_HDI bool bounds_overlap(const ModelView& m, int g0, int g1, const double* geom_xpos, const double* geom_xmat,
-                            S margin) {
-  const S slack = S(1) + S(1e-6);
+SAP_HDI bool bounds_overlap(const ModelView& m, const CollisionPairsView& pairs, int p, int g0, int g1,
+                            const double* geom_xpos, const double* geom_xmat, S margin) {
+  S bound;
+  if constexpr (sizeof(S) == sizeof(double)) bound = S(pairs.bound[p]);
+  else bound = pair_prune_bound<S>(m, g0, g1, margin);
   const Vec3<S> d = Vec3<S>::load(geom_xpos + 3 * g1) - Vec3<S>::load(geom_xpos + 3 * g0);
   if (m.geom_type[g0] == kGeomPlane) {
     const double* R = geom_xmat + 9 * g0;
     const Vec3<S> normal{{S(R[2]), S(R[5]), S(R[8])}};
-    return dot(d, normal) <= (S(m.geom_rbound[g1]) + margin) * slack;
+    return dot(d, normal) <= bound;
   }
-  const S reach = (S(geom_reach(m, g0)) + S(geom_reach(m, g1)) + margin) * slack;
-  return squared_norm(d) <= reach * reach;
+  return squared_norm(d) <= bound * bound;
 }
 
 // Swaps two contact slots of world w (all arrays and the generation rank). kAngular (here and
@@ -250,7 +267,7 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
     if (lane < width && p < pairs.npair) {
       const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
       const S margin = S(pairs.margin[p]);
-      if (bounds_overlap(m, g0, g1, gpos, gmat, margin)) {
+      if (bounds_overlap(m, pairs, p, g0, g1, gpos, gmat, margin)) {
         const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
         const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
         n = collide_ordered<S, kConvexSolvers>(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);

@@ -28,7 +28,8 @@ struct CollisionPipeline::Impl {
   int nq = 0;
   ModelStorage storage;
   Buffer<int> pair_geom0, pair_geom1;
-  Buffer<double> pair_margin, pair_shift, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction;
+  Buffer<double> pair_margin, pair_shift, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction,
+      pair_bound;
   Buffer<int> pair_condim;           // angular only
   Buffer<double> pair_friction_ext;  // angular only
   bool angular = false;              // some pair has condim 4 or 6 (contacts carry SAP_CONTACT_ANGULAR_ARRAYS)
@@ -48,7 +49,8 @@ struct CollisionPipeline::Impl {
     // (model/contact_pairs.hpp; docs/model-import.md "Contact parameters").
     angular = max_pair_condim(m) > 3;
     std::vector<int> g0s, g1s, condim;
-    std::vector<double> margin, shift, stiffness, dissipation, hc_dissipation, friction, friction_ext;
+    std::vector<double> margin, shift, stiffness, dissipation, hc_dissipation, friction, friction_ext, bound;
+    const ModelView mv = m.view();
     for (int p = 0; p < m.npair; ++p) {
       const int g0 = m.pair_geom0[static_cast<std::size_t>(p)], g1 = m.pair_geom1[static_cast<std::size_t>(p)];
       const std::size_t i0 = static_cast<std::size_t>(g0), i1 = static_cast<std::size_t>(g1);
@@ -63,6 +65,7 @@ struct CollisionPipeline::Impl {
       convex_pairs = convex_pairs || !pair_is_analytic(m.geom_type[i0], m.geom_type[i1]);
       const PairContactParams pc = pair_contact_params(m, p);
       margin.push_back(pc.detect);
+      bound.push_back(pair_prune_bound<double>(mv, g0, g1, pc.detect));
       shift.push_back(pc.shift);
       stiffness.insert(stiffness.end(), pc.stiffness.begin(), pc.stiffness.end());
       dissipation.push_back(pc.dissipation);
@@ -88,6 +91,7 @@ struct CollisionPipeline::Impl {
     upload(pair_dissipation, dissipation);
     upload(pair_hc_dissipation, hc_dissipation);
     upload(pair_friction, friction);
+    upload(pair_bound, bound);
     const auto nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt),
                ng = static_cast<std::size_t>(m.ngeom);
     xpos.allocate(b, nworld, nb * 3);
@@ -117,6 +121,7 @@ struct CollisionPipeline::Impl {
     v.dissipation = pair_dissipation.data();
     v.hc_dissipation = pair_hc_dissipation.data();
     v.friction = pair_friction.data();
+    v.bound = pair_bound.data();
     return v;
   }
 
