@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The reliability steps of CI (issue 14; docs/reliability.md): the whole test suite under ASan +
+# The reliability steps of CI (issue 14; docs/reliability.md): the test suite under ASan +
 # UBSan (tools/run/run_sanitizers.sh, CPU backend), then each libFuzzer harness for a short bounded
-# time (tools/run/run_fuzzers.sh; SAP_FUZZ_SECONDS per target, default 20: CI time).
+# time (tools/run/run_fuzzers.sh; SAP_FUZZ_SECONDS per target, default 15: CI time).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$(date +%s)
-tools/run/run_sanitizers.sh
+# Every test but the emulated teams on sphere_pile (nv 384: 90 s of the sanitized suite's CPU;
+# they run in the normal suite, the emulated teams of the other scenes here and under TSan).
+tools/run/run_sanitizers.sh -E 'EmulatedScene\..*sphere_pile'
 mid=$(date +%s)
-tools/run/run_fuzzers.sh --time "${SAP_FUZZ_SECONDS:-20}"
+tools/run/run_fuzzers.sh --time "${SAP_FUZZ_SECONDS:-15}"
 echo "reliability: sanitizers $((mid - start)) s, fuzzers $(($(date +%s) - mid)) s"

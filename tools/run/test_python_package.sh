@@ -60,13 +60,17 @@ ext=$(ls "$work"/venv-whl/lib/python*/site-packages/sap/_sap*.so)
 echo "ldd of the installed extension:"
 ldd "$ext" | sed 's/^/  /'
 bundled='assimp|draco|minizip|qhull|tinyxml2|png16'
-if ldd "$ext" | grep -E "lib($bundled)" | grep -v "sap.libs/" | grep -q .; then
-  echo "test_python_package: the wheel's extension resolves a bundled library outside sap.libs" >&2
+# (No `| grep -q .` under pipefail: its early exit can fail the pipeline by SIGPIPE and hide a match.)
+outside=$(ldd "$ext" | grep -E "lib($bundled)" | grep -v "sap.libs/" || true)
+if [ -n "$outside" ]; then
+  echo "test_python_package: the wheel's extension resolves a bundled library outside sap.libs: $outside" >&2
   exit 1
 fi
 hidden=()
 for lib in libassimp.so.5 libdraco.so.7 libminizip.so.1 libqhull_r.so.8.0 libtinyxml2.so.9 libpng16.so.16; do
-  f=$(/sbin/ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+  # awk reads ldconfig's whole listing (no early exit): an early exit sent ldconfig SIGPIPE, which
+  # pipefail turned into a failed assignment and set -e into a silent exit (about 1 run in 10).
+  f=$(/sbin/ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')
   [ -n "$f" ] && hidden+=("$(readlink -f "$f")")
 done
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
