@@ -47,13 +47,20 @@ inline Scene load_named(const std::string& name) {
 // Steps before the compared states: long enough for dropped bodies to land, pendulums to swing.
 inline int warmup_steps(const Scene& s) { return std::max(10, static_cast<int>(0.1 / s.dt)); }
 
-// `nworld` CPU worlds on one thread with the scene's solver options under `preset`.
-inline SimulatorOptions cpu_scene_options(const Scene& scene, const std::string& preset, int nworld = 1) {
+// `nworld` CPU worlds on one thread, the solver's defaults under `preset`.
+inline SimulatorOptions cpu_preset_options(Preset preset, int nworld = 1) {
   SimulatorOptions o;
   o.nworld = nworld;
   o.backend = Backend::CPU;
   o.threads = 1;
   o.override_solver = true;
+  o.solver.contact_preset_variant = preset;
+  return o;
+}
+
+// `nworld` CPU worlds on one thread with the scene's solver options under `preset`.
+inline SimulatorOptions cpu_scene_options(const Scene& scene, const std::string& preset, int nworld = 1) {
+  SimulatorOptions o = cpu_preset_options(parse_preset(preset), nworld);
   o.solver = scene.solver;
   o.solver.contact_preset_variant = parse_preset(preset);
   return o;

@@ -21,6 +21,7 @@
 #include "sap/simulator.hpp"
 #include "sap/solver_options.hpp"
 #include "model/solve_data.hpp"
+#include "scene_cases.hpp"
 
 namespace {
 
@@ -35,12 +36,7 @@ Scene welded_scene(const std::string& which) {
 }
 
 SimulatorOptions options(Preset preset) {
-  SimulatorOptions o;
-  o.nworld = 1;
-  o.backend = Backend::CPU;
-  o.threads = 1;
-  o.override_solver = true;
-  o.solver.contact_preset_variant = preset;
+  SimulatorOptions o = sap::testing::cpu_preset_options(preset);
   // SAP's cone, whose regularisation R_t = sigma w, R_n >= beta^2 w / (4 pi^2) carries the weight
   // on every contact (the Hunt-Crossley rows use it only in their near-rigid clamp and impact
   // regularisation): the bounds below were set on it.

@@ -21,21 +21,14 @@
 #include "sap/scene.hpp"
 #include "sap/simulator.hpp"
 #include "sap/status.hpp"
+#include "scene_cases.hpp"
 
 namespace {
 
 using namespace sap;
 
 // One world on the CPU backend, one thread, under `preset`.
-SimulatorOptions one_cpu_world(Preset preset) {
-  SimulatorOptions so;
-  so.nworld = 1;
-  so.backend = Backend::CPU;
-  so.threads = 1;
-  so.override_solver = true;
-  so.solver.contact_preset_variant = preset;
-  return so;
-}
+SimulatorOptions one_cpu_world(Preset preset) { return sap::testing::cpu_preset_options(preset); }
 
 std::string src(const std::string& rel) { return std::string(SAP_SOURCE_DIR) + "/" + rel; }
 
