@@ -248,8 +248,27 @@ SAP_HD S closest_on_triangle(const Vec3<S>& a, const Vec3<S>& b, const Vec3<S>& 
   return squared_norm(v);
 }
 
+// The triangle case of simplex_closest (n = 3): keeps the feature of the closest point.
+template <class S>
+SAP_HDI void simplex_closest_triangle(GjkSimplex<S>& sx) {
+  S l[3];
+  int region;
+  closest_on_triangle(sx.w[0], sx.w[1], sx.w[2], l, &region);
+  switch (region) {
+    case 1: simplex_keep(sx, 0, 0, 0, S(1), S(0), S(0), 1); break;
+    case 2: simplex_keep(sx, 1, 0, 0, S(1), S(0), S(0), 1); break;
+    case 3: simplex_keep(sx, 0, 1, 0, l[0], l[1], S(0), 2); break;
+    case 4: simplex_keep(sx, 2, 0, 0, S(1), S(0), S(0), 1); break;
+    case 5: simplex_keep(sx, 0, 2, 0, l[0], l[2], S(0), 2); break;
+    case 6: simplex_keep(sx, 1, 2, 0, l[1], l[2], S(0), 2); break;
+    default: sx.lambda[0] = l[0], sx.lambda[1] = l[1], sx.lambda[2] = l[2];
+  }
+}
+
 // Reduces the simplex to the face of its closest point to the origin and sets lambda. Returns
-// false when the origin is inside the tetrahedron (n = 4 kept).
+// false when the origin is inside the tetrahedron (n = 4 kept). Not recursive (the flat
+// tetrahedron falls back to simplex_closest_triangle): a recursive device function's stack is not
+// in ptxas's cumulative stack size, so the driver reserves too little and the GPU overflows it.
 template <class S>
 SAP_HD bool simplex_closest(GjkSimplex<S>& sx) {
   if (sx.n == 1) {
@@ -266,18 +285,7 @@ SAP_HD bool simplex_closest(GjkSimplex<S>& sx) {
     return true;
   }
   if (sx.n == 3) {
-    S l[3];
-    int region;
-    closest_on_triangle(sx.w[0], sx.w[1], sx.w[2], l, &region);
-    switch (region) {
-      case 1: simplex_keep(sx, 0, 0, 0, S(1), S(0), S(0), 1); break;
-      case 2: simplex_keep(sx, 1, 0, 0, S(1), S(0), S(0), 1); break;
-      case 3: simplex_keep(sx, 0, 1, 0, l[0], l[1], S(0), 2); break;
-      case 4: simplex_keep(sx, 2, 0, 0, S(1), S(0), S(0), 1); break;
-      case 5: simplex_keep(sx, 0, 2, 0, l[0], l[2], S(0), 2); break;
-      case 6: simplex_keep(sx, 1, 2, 0, l[1], l[2], S(0), 2); break;
-      default: sx.lambda[0] = l[0], sx.lambda[1] = l[1], sx.lambda[2] = l[2];
-    }
+    simplex_closest_triangle(sx);
     return true;
   }
   // A flat tetrahedron (the new vertex in the plane of the other three, up to rounding) has no
@@ -288,7 +296,7 @@ SAP_HD bool simplex_closest(GjkSimplex<S>& sx) {
     const S ext = max_(squared_norm(e1), max_(squared_norm(e2), squared_norm(e3)));
     if (!(vol > S(100) * ScalarTraits<S>::eps * ext * sqrt_(ext))) {
       sx.n = 3;
-      simplex_closest(sx);
+      simplex_closest_triangle(sx);
       return true;
     }
   }
