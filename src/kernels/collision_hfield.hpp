@@ -13,7 +13,7 @@ namespace sap {
 // (its three surface points and the same points at the base depth -size[3]) is a convex shape
 // collided by GJK/EPA and the manifold. Of all prism contacts (in row-major cell order) the
 // deepest and the extremes along +-x, +-y, +-(x+y) of the heightfield frame are kept (at most 7;
-// stable patches on flat ground, deterministic).
+// stable patches on flat ground, deterministic: near-ties go to the first prism).
 
 template <class S>
 SAP_HDI Vec3<S> hfield_point(const GeomFrame<S>& h, int r, int c) {
@@ -52,7 +52,14 @@ SAP_HD SAP_CONVEX_NOINLINE int collide_convex_hfield(int t0, const GeomFrame<S>&
   const int c0 = max_(0, int(floor_s((lo[0] + sx) * cx))), c1 = min_(h.ncol - 2, int(floor_s((hi[0] + sx) * cx)));
   const int r0 = max_(0, int(floor_s((lo[1] + sy) * cy))), r1 = min_(h.nrow - 2, int(floor_s((hi[1] + sy) * cy)));
   if (c0 > c1 || r0 > r1) return 0;
-  // Kept contacts: slot 0 deepest, then extremes along the 6 directions (at most 7).
+  // Kept contacts: slot 0 deepest, then extremes along the 6 directions (at most 7). A later
+  // candidate replaces a kept one only when it is better by more than `tie`: a point on a grid
+  // line is found by the prisms on both sides, with scores equal up to rounding, and which one
+  // wins must not depend on rounding (CPU and GPU round differently: contraction into FMAs).
+  // Ties go to the first prism in cell order. tie = 1e-6 of a cell, above the rounding of
+  // the scores (64 eps of the heightfield's extent covers fp32).
+  const S cell = min_(S(2) * sx / S(h.ncol - 1), S(2) * sy / S(h.nrow - 1));
+  const S tie = S(1e-6) * cell + S(64) * ScalarTraits<S>::eps * (sx + sy + sz + base);
   const S dirx[6] = {S(1), S(-1), S(0), S(0), S(1), S(-1)}, diry[6] = {S(0), S(0), S(1), S(-1), S(1), S(-1)};
   ContactGeom<S> slot[7];
   S score[7] = {S(0), S(0), S(0), S(0), S(0), S(0), S(0)};
@@ -102,7 +109,7 @@ SAP_HD SAP_CONVEX_NOINLINE int collide_convex_hfield(int t0, const GeomFrame<S>&
           const Vec3<S> pl = mul_transpose(h.rot, cand[i].x1 - h.pos);
           for (int s = 0; s < 7; ++s) {
             const S sc = s == 0 ? -cand[i].phi : dirx[s - 1] * pl[0] + diry[s - 1] * pl[1];
-            if (!used[s] || sc > score[s]) used[s] = true, score[s] = sc, slot[s] = cand[i];
+            if (!used[s] || sc > score[s] + tie) used[s] = true, score[s] = sc, slot[s] = cand[i];
           }
         }
       }
