@@ -115,9 +115,11 @@ inline WorldComparison compare_world(const StepRecord& a, const StepRecord& b, i
 // Expects step records `test` to agree with the oracle `ref` world by world: same status,
 // Newton iterations (within iteration_slack), contact counts, velocities within the derived
 // bound, and, for worlds without constraint rows in fp64 setup, 1e-12 relative. `what`
-// labels failures. Returns the largest dv_A / bound.
+// labels failures. Returns the largest dv_A / bound. With same_contacts false the two steps
+// solved different contact sets (near-duplicate heightfield contacts, test_cuda_parity.cpp): the
+// caller compares the contacts itself, and counts and velocities are not compared here.
 inline double expect_step_agrees(const StepRecord& ref, const StepRecord& test, int nq, double eps_setup,
-                                 const std::string& what, int iteration_slack = 0) {
+                                 const std::string& what, int iteration_slack = 0, bool same_contacts = true) {
   double worst = 0;
   const int nworld = static_cast<int>(ref.diag.status.size());
   for (int w = 0; w < nworld; ++w) {
@@ -126,6 +128,7 @@ inline double expect_step_agrees(const StepRecord& ref, const StepRecord& test, 
     EXPECT_LE(std::abs(ref.diag.newton_iterations[i] - test.diag.newton_iterations[i]), iteration_slack)
         << what << " world " << w << ": Newton iterations " << ref.diag.newton_iterations[i] << " vs "
         << test.diag.newton_iterations[i];
+    if (!same_contacts) continue;
     EXPECT_EQ(ref.diag.contacts[i], test.diag.contacts[i]) << what << " world " << w;
     const WorldComparison c = compare_world(ref, test, w, nq, eps_setup);
     EXPECT_LE(c.dv_A, c.bound) << what << " world " << w << ": |dv|_A = " << c.dv_A << ", bound " << c.bound;

@@ -11,6 +11,9 @@
 // Skipped (with a message) where no CUDA device is present: CI never has one.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
+
 #include "backend_parity.hpp"
 #include "sap/mjcf.hpp"
 #include "scene_cases.hpp"
@@ -38,9 +41,87 @@ SimulatorOptions options(const Scene& scene, Backend backend, const std::string&
   return o;
 }
 
+// World w's contacts (geoms, phi, contact point on geom 1, normal), one per line: printed when
+// the two backends' contact counts differ, to show which pairs the difference comes from.
+std::string contact_list(const Contacts& c, int w) {
+  const int n = c.counts_host()[static_cast<std::size_t>(w)];
+  const auto geom = c.geom.world_to_host(w);
+  const auto x1 = c.x1.world_to_host(w), nrm = c.normal.world_to_host(w), phi = c.phi.world_to_host(w);
+  std::ostringstream os;
+  os.precision(17);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
+    os << "  geoms " << geom[2 * i] << "," << geom[2 * i + 1] << " phi " << phi[i] << " x1 " << x1[3 * i] << " "
+       << x1[3 * i + 1] << " " << x1[3 * i + 2] << " n " << nrm[3 * i] << " " << nrm[3 * i + 1] << " " << nrm[3 * i + 2]
+       << "\n";
+  return os.str();
+}
+
+// A box edge lying across a ridge of a heightfield is a degenerate case for EPA (every normal
+// between the two triangles' normals is a solution) and the prisms on both sides report it: which
+// of those near-duplicate contacts the manifold and the kept-contact selection end with is decided
+// by rounding, and the GPU rounds differently (FMA contraction). Measured on g1_rough_terrain
+// (H100, 2026-11-26): 16 CPU contacts against 17 or 18 GPU contacts in one warm state, the extra
+// ones at the same points within 1e-8 m, with other normals; the two solves then answer different
+// problems (|dv|_A twice the bound in approx32). Where the contact sets differ, such scenes
+// compare per geom pair: the same pairs in contact and each pair's deepest phi within 1e-6 m,
+// statuses and Newton iterations; where they agree (at least one state per scene must), the
+// velocities are held to the solve's bound as everywhere.
+bool has_heightfield(const Model& m) {
+  for (int g = 0; g < m.ngeom; ++g)
+    if (m.geom_type[static_cast<std::size_t>(g)] == kGeomHfield) return true;
+  return false;
+}
+
+std::map<std::pair<int, int>, double> deepest_per_pair(const Contacts& c, int w) {
+  const int n = c.counts_host()[static_cast<std::size_t>(w)];
+  const auto geom = c.geom.world_to_host(w);
+  const auto phi = c.phi.world_to_host(w);
+  std::map<std::pair<int, int>, double> d;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+    const auto key = std::make_pair(geom[2 * i], geom[2 * i + 1]);
+    const auto it = d.find(key);
+    d[key] = it == d.end() ? phi[i] : std::min(it->second, phi[i]);
+  }
+  return d;
+}
+
+// The same contacts in the same order: geoms equal, phi and normal within 1e-9.
+bool same_contact_sets(const Contacts& a, const Contacts& b, int nworld) {
+  const auto na = a.counts_host(), nb = b.counts_host();
+  if (na != nb) return false;
+  for (int w = 0; w < nworld; ++w) {
+    const auto ga = a.geom.world_to_host(w), gb = b.geom.world_to_host(w);
+    const auto pa = a.phi.world_to_host(w), pb = b.phi.world_to_host(w);
+    const auto ma = a.normal.world_to_host(w), mb = b.normal.world_to_host(w);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(na[static_cast<std::size_t>(w)]); ++i) {
+      bool same = ga[2 * i] == gb[2 * i] && ga[2 * i + 1] == gb[2 * i + 1] && std::abs(pa[i] - pb[i]) < 1e-9;
+      for (std::size_t k = 0; k < 3; ++k) same = same && std::abs(ma[3 * i + k] - mb[3 * i + k]) < 1e-9;
+      if (!same) return false;
+    }
+  }
+  return true;
+}
+
+void expect_same_pairs_and_depths(const Contacts& cpu, const Contacts& gpu, int nworld, const std::string& what) {
+  for (int w = 0; w < nworld; ++w) {
+    const auto a = deepest_per_pair(cpu, w), b = deepest_per_pair(gpu, w);
+    ASSERT_EQ(a.size(), b.size()) << what << " world " << w << ": geom pairs in contact\nCPU:\n"
+                                  << contact_list(cpu, w) << "GPU:\n"
+                                  << contact_list(gpu, w);
+    for (const auto& [pair, phi] : a) {
+      const auto it = b.find(pair);
+      ASSERT_TRUE(it != b.end()) << what << " world " << w << ": pair " << pair.first << "," << pair.second
+                                 << " in contact on the CPU only";
+      EXPECT_NEAR(phi, it->second, 1e-6) << what << " world " << w << ": deepest phi of pair " << pair.first << ","
+                                         << pair.second;
+    }
+  }
+}
+
 // One step on the GPU against one on the CPU oracle from the same state: the initial state and
 // one after the warm-up, under each preset.
 void expect_one_step_parity(const Scene& scene, const std::string& name) {
+  int velocity_checks = 0;  // states whose GPU velocities were held to the bound
   for (const char* preset : {"approx64", "approx32", "drake"}) {
     Simulator cpu(scene, options(scene, Backend::CPU, preset));
     Simulator gpu(scene, options(scene, Backend::CUDA, preset));
@@ -53,12 +134,21 @@ void expect_one_step_parity(const Scene& scene, const std::string& name) {
         copy_state(cpu, probe);
         probe.step();
         gpu.step();
-        expect_step_agrees(record_step(probe), record_step(gpu), scene.model.nq, eps,
-                           name + " " + preset + (k == 0 ? " initial" : " warm"), 1);
+        const std::string what = name + " " + preset + (k == 0 ? " initial" : " warm");
+        const StepRecord rp = record_step(probe), rg = record_step(gpu);
+        const bool same = !has_heightfield(scene.model) || same_contact_sets(probe.contacts(), gpu.contacts(), gpu.nworld());
+        expect_step_agrees(rp, rg, scene.model.nq, eps, what, 1, same);
+        velocity_checks += same ? 1 : 0;
+        if (!same) expect_same_pairs_and_depths(probe.contacts(), gpu.contacts(), gpu.nworld(), what);
+        else if (rp.diag.contacts[0] != rg.diag.contacts[0])
+          ADD_FAILURE() << what << " world 0 contacts, CPU:\n"
+                        << contact_list(probe.contacts(), 0) << "GPU:\n"
+                        << contact_list(gpu.contacts(), 0);
       }
       if (k < warmup) cpu.step();
     }
   }
+  EXPECT_GT(velocity_checks, 0) << name << ": no state had the same contacts on both backends";
 }
 
 }  // namespace
@@ -96,7 +186,7 @@ TEST_P(CudaParity, ContactFreeTrajectoryMatchesCpuOracle) {
 INSTANTIATE_TEST_SUITE_P(Scenes, CudaParity,
                          ::testing::Values("pendulum", "double_pendulum", "free_tumbling_box", "multi_joints",
                                            "sphere_on_ground", "box_stack_5", "free_cube", "pd_arm", "franka_cube",
-                                           "humanoid"),
+                                           "humanoid", "g1_rough_terrain"),
                          [](const auto& info) { return info.param; });
 
 // Torsional and rolling friction (condim 4 and 6, docs/sap-math.md §3.9) on the GPU: the
