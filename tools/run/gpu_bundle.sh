@@ -3,7 +3,9 @@
 # none of our Debian dependencies and no network, so we build here (CUDA on, sm_90) and carry
 # the binaries: this script fills .gpu_bundle/ (in .gitignore) with the CUDA tests and the bench
 # executables (stripped) and the shared libraries they need that the device image lacks.
-# Then, with the device tool:  run(command="tools/run/gpu_run.sh", carry=[".gpu_bundle"])
+# The executables each link the same device code (~35 MB apiece, ~280 MB in all, over the device
+# tool's 64 MiB): they travel as one solid xz archive, .gpu_pack/bundle.tar.xz (~15 MB), that
+# gpu_run.sh unpacks. Then, with the device tool:  run(command="tools/run/gpu_run.sh", carry=[".gpu_pack"])
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tools/setup.sh --build-dir build-gpu  # packages, configure, build
@@ -27,4 +29,7 @@ echo "$(pwd)" > .gpu_bundle/source_dir   # tests look for scenes under the build
 # The device copy has no .git: record which commit (and whether the tree was dirty) was built.
 { git rev-parse HEAD; git status --porcelain --untracked-files=no | grep -q . && echo "(dirty tree)"; } \
   > .gpu_bundle/commit || true
-du -sh .gpu_bundle
+# A dictionary larger than one executable lets xz store the shared device code once.
+rm -rf .gpu_pack && mkdir -p .gpu_pack
+tar cf - .gpu_bundle | xz -9e --lzma2=dict=192MiB -T1 > .gpu_pack/bundle.tar.xz
+du -sh .gpu_bundle .gpu_pack
