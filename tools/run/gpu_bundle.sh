@@ -14,8 +14,8 @@ cmake -S . -B build-gpu -DSAP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
 cmake --build build-gpu -j"$(nproc)" >/dev/null
 rm -rf .gpu_bundle && mkdir -p .gpu_bundle/lib
-for exe in sap_bench sap_ablate test_cuda_parity test_collision_pipeline test_scene_physics test_free_motion \
-           test_linear_solver test_emulated_team test_fp64_retry; do
+for exe in sap_bench sap_ablate sap_rollout_bench test_cuda_parity test_collision_pipeline test_scene_physics \
+           test_free_motion test_linear_solver test_emulated_team test_fp64_retry test_rollout; do
   cp "build-gpu/$exe" .gpu_bundle/
   strip .gpu_bundle/$exe
 done

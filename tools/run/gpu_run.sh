@@ -45,8 +45,13 @@ for p in approx32 approx64 drake; do bench humanoid_${p}_8192 scenes/humanoid.js
 bench g1_8192 "$g1" --keyframe home --worlds 8192 --steps 100
 bench franka_cube_8192 scenes/franka_cube.json --worlds 8192 --steps 200
 bench box_stack_5_8192 scenes/box_stack_5.json --worlds 8192 --steps 200
+# The rollout loop (step_n in a CUDA graph, controls in, observations out), as an RL trainer drives it.
+time_left 45 "sap_rollout_bench" && { echo "== rollout humanoid 8192 (t=${SECONDS}s)" >> "$out/bench.txt";
+  timeout 40 "$b/sap_rollout_bench" scenes/humanoid.json --backend cuda --worlds 8192 2>&1 | tail -12 >> "$out/bench.txt"; }
 # 3. The other CUDA tests.
-for t in test_collision_pipeline test_free_motion test_linear_solver test_fp64_retry test_scene_physics; do gtest $t 60; done
+# test_rollout loops over backends(): the CUDA graph path (StepNEqualsNSingleSteps), DLPack tensors,
+# subset resets and snapshots on the device.
+for t in test_collision_pipeline test_rollout test_free_motion test_linear_solver test_fp64_retry test_scene_physics; do gtest $t 60; done
 # 4. The fp64 retry inside the CUDA graph (the UR5's failed fp32 steps), and its cost when nothing fails.
 bench ur5_retry_4096 tests/data/ur5_box_floor_rigid.json --worlds 4096 --steps 100
 bench humanoid_noretry_8192 scenes/humanoid.json --worlds 8192 --steps 200 --set fp64_retry=false
