@@ -266,6 +266,12 @@ void graph_destroy(void* exec) noexcept {
   if (exec) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
 }
 
+void graph_abort_capture(void* stream) noexcept {
+  cudaGraph_t graph = nullptr;
+  if (cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph) == cudaSuccess && graph) cudaGraphDestroy(graph);
+  cudaGetLastError();
+}
+
 int current_device() {
   int d = 0;
   cuda_check(cudaGetDevice(&d), "cudaGetDevice");

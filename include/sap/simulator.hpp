@@ -202,6 +202,7 @@ class Simulator {
   ModelStorage model_;                             // the model on the backend (rollout kernels)
   RetryOptions retry_;
   bool cuda_graphs_ = true;
+  bool stepped_ = false;  // a plain step has run (made the buffers a step allocates on first use)
   BatchedArray<double> init_qpos_, init_qvel_;    // each world's initial state (reset source)
   BatchedArray<double> zero_act_;                 // one world of zero activations (reset source)
   bool init_shared_ = false;                       // one block for all worlds (read with stride 0)

@@ -36,6 +36,9 @@ void graph_begin_capture(void* stream);
 void* graph_end_capture(void* stream);  // instantiated graph (cudaGraphExec_t)
 void graph_launch(void* exec, void* stream);
 void graph_destroy(void* exec) noexcept;
+// Ends a capture that failed and discards it, clearing the error it left (the caller rethrows
+// the error that stopped the capture, not the capture's own "invalidated").
+void graph_abort_capture(void* stream) noexcept;
 int current_device();
 // Makes `device` current for this host thread (CUDA runtime semantics). CPU-only builds accept 0.
 void set_device(int device);

@@ -28,6 +28,7 @@ void graph_begin_capture(void*) { unavailable(); }
 void* graph_end_capture(void*) { unavailable(); }
 void graph_launch(void*, void*) { unavailable(); }
 void graph_destroy(void*) noexcept {}
+void graph_abort_capture(void*) noexcept {}
 int current_device() { return 0; }
 void set_device(int device) {
   if (device != 0) unavailable();

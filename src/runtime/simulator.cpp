@@ -273,8 +273,10 @@ void Simulator::retry_step(double dt) {
 void Simulator::advance(int n, bool may_capture) {
   const cuda::DeviceScope on_device(device_);
   const bool host_controls = scene_controls_ && !scene_.controls.empty() && scene_.model.nu > 0;
+  // A capture must allocate nothing (cudaMalloc during a capture invalidates it): the first steps
+  // of a Simulator run as plain launches, which make every buffer a step allocates on first use.
   const bool graph = may_capture && ctx_->backend() == Backend::CUDA && cuda_graphs_ && retry_.depth == 0 &&
-                     !host_controls && solver_->config().linear_solver == LinearSolver::Cholesky;
+                     !host_controls && solver_->config().linear_solver == LinearSolver::Cholesky && stepped_;
   // The contact observations describe the last step: only the last of the n steps computes them.
   auto n_steps = [&] {
     for (int k = 0; k < n; ++k) {
@@ -290,6 +292,7 @@ void Simulator::advance(int n, bool may_capture) {
       skip_contact_obs_ = false;
       throw;
     }
+    stepped_ = true;
   } else {
     void* exec = nullptr;
     for (auto& g : graphs_)
@@ -303,6 +306,7 @@ void Simulator::advance(int n, bool may_capture) {
       // round per step and no host read (SolverSAP::set_fp64_retry_in_graph).
       solver_->prepare_fp64_retry(contacts_->capacity());
       solver_->set_fp64_retry_in_graph(true);
+      collision_->prepare(*contacts_);
       cuda::graph_begin_capture(stream);
       try {
         n_steps();
@@ -311,7 +315,7 @@ void Simulator::advance(int n, bool may_capture) {
         capturing_ = false;
         solver_->set_timing(true);
         solver_->set_fp64_retry_in_graph(false);
-        cuda::graph_destroy(cuda::graph_end_capture(stream));
+        cuda::graph_abort_capture(stream);
         throw;
       }
       exec = cuda::graph_end_capture(stream);
