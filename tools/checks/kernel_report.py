@@ -49,19 +49,8 @@ def ptxas_usage(build):
         sys.exit("kernel_report: no .cu file in %s/compile_commands.json (configure with CUDA)" % build)
     usage = {}
     for c in commands:
-        args = shlex.split(c["command"]) if "command" in c else list(c["arguments"])
         out = tempfile.NamedTemporaryFile(suffix=".o", delete=False).name
-        # Drop the output and dependency-file arguments; compile only, with ptxas verbose.
-        clean, skip = [], False
-        for a in args:
-            if skip:
-                skip = False
-                continue
-            if a in ("-o", "-MF", "-MT", "-MD", "-MMD") or a.startswith("-MF") or a.startswith("-MT"):
-                skip = a in ("-o", "-MF", "-MT")
-                continue
-            clean.append(a)
-        clean += ["-Xptxas", "-v", "-o", out]
+        clean = recompile_args(c, ["-Xptxas", "-v", "-o", out])  # compile only, with ptxas verbose
         p = subprocess.run(clean, cwd=c["directory"], capture_output=True, text=True)
         os.unlink(out)
         if p.returncode != 0:
@@ -100,6 +89,65 @@ def ptxas_usage(build):
                 s = re.search(r"(\d+) bytes smem", line)
                 usage[current]["smem"] = int(s.group(1)) if s else 0
     return usage
+
+
+def recompile_args(c, extra):
+    """The build's compile command of c without its output and dependency-file arguments, plus extra."""
+    args = shlex.split(c["command"]) if "command" in c else list(c["arguments"])
+    clean, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF", "-MT", "-MD", "-MMD") or a.startswith("-MF") or a.startswith("-MT"):
+            skip = a in ("-o", "-MF", "-MT")
+            continue
+        clean.append(a)
+    return clean + extra
+
+
+def ptx_call_graph(ptx):
+    """{function: set of callees} of a PTX module (.entry and .func bodies, `call` instructions;
+    nvcc writes a call over several lines)."""
+    heads = list(re.finditer(
+        r"^[ \t]*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([\w$.]+)", ptx, re.M))
+    graph = {}
+    for k, h in enumerate(heads):
+        body = ptx[h.end():heads[k + 1].start() if k + 1 < len(heads) else len(ptx)]
+        graph.setdefault(h.group(1), set()).update(
+            m.group(1) for m in re.finditer(r"\bcall(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([\w$.]+)", body))
+    return graph
+
+
+def recursive_functions(build):
+    """Device functions on a call cycle (a function calling itself, directly or not), per .cu file of
+    the build. ptxas leaves such a call's frames out of the kernel's cumulative stack size and does
+    not warn; the driver then reserves too little stack and the kernel overflows it on the GPU (GJK's
+    simplex_closest did, bench/results/2026-11-26_gpu_h100.md)."""
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        commands = [c for c in json.load(f) if c["file"].endswith(".cu")]
+    found = []
+    for c in commands:
+        out = tempfile.NamedTemporaryFile(suffix=".ptx", delete=False).name
+        args = [a for a in recompile_args(c, ["-ptx", "-o", out]) if a != "-c"]
+        p = subprocess.run(args, cwd=c["directory"], capture_output=True, text=True)
+        if p.returncode != 0:
+            os.unlink(out)
+            sys.exit("kernel_report: PTX of %s failed:\n%s" % (c["file"], p.stderr[-3000:]))
+        with open(out) as f:
+            graph = ptx_call_graph(f.read())
+        os.unlink(out)
+        for fn in sorted(graph):  # on a cycle: fn reachable from one of its callees
+            seen, todo = set(), list(graph[fn])
+            while todo:
+                g = todo.pop()
+                if g in seen:
+                    continue
+                seen.add(g)
+                todo.extend(graph.get(g, ()))
+            if fn in seen:
+                found.append((os.path.basename(c["file"]), fn))
+    return found
 
 
 def demangle(names):
@@ -244,6 +292,12 @@ def main():
             "-" if worlds is None else str(worlds), limiter))
     text = "Kernel resources (ptxas -v, %s) and H100 residency:\n\n" % (rows[0][2]["arch"] if rows else "?")
     text += "\n".join(out) + "\n"
+    recursive = recursive_functions(a.build)
+    text += ("\nRecursive device functions (from each .cu file's PTX call graph; ptxas leaves their frames "
+             "out of the cumulative stack size, so the GPU overflows the stack it reserves): %s\n" % (
+                 "none" if not recursive else ", ".join("`%s` (%s)" % (n, f) for f, n in recursive)))
+    if recursive:
+        print("kernel_report: WARNING: recursive device functions: %s" % recursive, file=sys.stderr)
     if not a.skip_barriers:
         cmd, emu = barrier_counts(a.build, a.scene, a.worlds, a.steps, a.lanes)
         text += ("\nPer world-step (emulated teams of %d lanes; `%s`): block barriers (__syncthreads), "
