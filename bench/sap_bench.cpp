@@ -36,6 +36,9 @@ options:
   --worlds N            number of worlds (default: the scene's num_worlds)
   --steps N             timed steps (default 200)
   --warmup N            untimed steps before timing (default 10)
+  --graph N             time the steps as step(N), N at a time: on CUDA the replay of a CUDA graph
+                        of N steps (captured in the warm-up), on the CPU N plain steps; --steps must
+                        be a multiple of N (default 0: step(), plain launches)
   --min-time SEC        repeat the timed window (reset, warm-up, steps) until the timed total
                         reaches SEC seconds (default 0: once; for short runs, e.g. scaling)
   --dt SEC              override the scene's time step
@@ -68,6 +71,7 @@ Realtime factor = simulated seconds per wall second: per world (steps x dt / wal
 struct Options : CommonOptions {
   int worlds = 0;
   long long steps = 200, warmup = 10;
+  int graph = 0;  // > 0: the timed steps as step(graph)
   double min_time = 0;
   SolverOverrides solver;
   int stats_every = -1;  // -1: mode default
@@ -88,6 +92,8 @@ Options parse_options(int argc, char** argv) {
       o.steps = parse_int(a, r.value(a), 1, 1LL << 40);
     } else if (a == "--warmup") {
       o.warmup = parse_int(a, r.value(a), 0, 1LL << 40);
+    } else if (a == "--graph") {
+      o.graph = static_cast<int>(parse_int(a, r.value(a), 0, 1 << 20));
     } else if (a == "--min-time") {
       o.min_time = parse_double(a, r.value(a), 0.0, 1e6);
     } else if (a == "--preset") {
@@ -114,6 +120,8 @@ Options parse_options(int argc, char** argv) {
     }
     return true;
   });
+  if (o.graph > 0 && o.steps % o.graph != 0)
+    throw UsageError("--steps " + std::to_string(o.steps) + " is not a multiple of --graph " + std::to_string(o.graph));
   if (o.scaling_mode) {
     if (o.worlds > 0) throw UsageError("--worlds and --scaling/--scaling-max exclude each other");
     if (o.scaling.empty())
@@ -136,6 +144,7 @@ Options parse_options(int argc, char** argv) {
 struct RunResult {
   int nworld = 0;
   long long steps = 0, warmup = 0;
+  int graph = 0;                   // steps timed as step(graph) (0: step())
   double setup_s = 0, wall_s = 0;  // wall_s: total over the repeats of the timed window
   int repeats = 0;
   long long rss_growth = -1;  // resident-memory growth while the simulator exists (bytes)
@@ -212,6 +221,7 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
   r.nworld = nworld;
   r.steps = o.steps;
   r.warmup = o.warmup;
+  r.graph = o.graph;
   SimulatorOptions so;
   so.nworld = nworld;
   so.backend = o.backend;
@@ -266,16 +276,26 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
     while (true) {
       if (r.repeats > 0) sim.reset();
       for (long long i = 0; i < o.warmup; ++i) sim.step();
+      // --graph: one untimed step(N) after the warm-up (the capture, in the first window; every
+      // window does it, so that each times the same physics).
+      if (o.graph > 0) sim.step(o.graph);
       sim.context().synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      for (long long i = 0; i < o.steps; ++i) {
-        sim.step();
-        bar.update(i + 1);
+      if (o.graph > 0) {
+        for (long long i = 0; i < o.steps; i += o.graph) {
+          sim.step(o.graph);
+          bar.update(i + o.graph);
+        }
+      } else {
+        for (long long i = 0; i < o.steps; ++i) {
+          sim.step();
+          bar.update(i + 1);
+        }
       }
       sim.context().synchronize();
       r.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ++r.repeats;
-      r.emulated_world_steps += static_cast<long long>(nworld) * (o.warmup + o.steps);
+      r.emulated_world_steps += static_cast<long long>(nworld) * (o.warmup + o.graph + o.steps);
       if (r.wall_s >= o.min_time) break;
     }
   }
@@ -325,7 +345,7 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
     r.have_stats = true;
     r.stats_every = stats_every;
     sim.reset();
-    for (long long i = 0; i < o.warmup; ++i) sim.step();
+    for (long long i = 0; i < o.warmup + o.graph; ++i) sim.step();  // --graph: step(N) == N steps
     Progress bar("statistics " + tag, o.steps, progress);
     const auto t0 = std::chrono::steady_clock::now();
     for (long long i = 0; i < o.steps; ++i) {
@@ -376,6 +396,7 @@ nlohmann::json run_json(const Scene& scene, const RunResult& r) {
   j["nworld"] = r.nworld;
   j["steps"] = r.steps;
   j["warmup"] = r.warmup;
+  j["graph_steps"] = r.graph;
   j["setup_s"] = r.setup_s;
   j["collision"] = {{"pairs", r.collision_pairs}, {"kernel", r.collision_convex ? "convex" : "analytic"}};
   j["wall_s"] = r.wall_s;
@@ -556,8 +577,9 @@ void print_summary(const Scene& scene, const Options& o, const nlohmann::json& m
               sv["line_search_variant"].get<std::string>().c_str(),
               meta["solver_overrides"].empty() ? ""
                                                : (" (overrides: " + meta["solver_overrides"].dump() + ")").c_str());
-  std::printf("  run           nworld %d, dt %g s, %lld timed steps after %lld warm-up steps%s (setup %.3f s)\n",
-              r.nworld, scene.dt, r.steps, r.warmup,
+  std::printf("  run           nworld %d, dt %g s, %lld timed steps after %lld warm-up steps%s%s (setup %.3f s)\n",
+              r.nworld, scene.dt, r.steps, r.warmup + r.graph,
+              r.graph > 0 ? (", timed as step(" + std::to_string(r.graph) + ")").c_str() : "",
               r.repeats > 1 ? (", " + std::to_string(r.repeats) + " repeats").c_str() : "", r.setup_s);
   std::printf("  throughput    %s world-steps/s  (%s steps/s, %.4g ms per step, wall %.3f s)\n",
               human(num(rec["world_steps_per_s"])).c_str(), human(num(rec["steps_per_s"])).c_str(),

@@ -314,6 +314,25 @@ TEST(BenchCli, MalformedOptions) {
   for (const auto& c : cases) expect_error(SAP_BENCH_EXE, c, scene);
 }
 
+// --graph N times the steps as step(N) after one untimed step(N): the same physics as N more
+// warm-up steps and plain steps (final digests equal); a step count that is no multiple is refused.
+TEST(BenchCli, GraphStepsAreTheSamePhysics) {
+  TempDir tmp;
+  const std::string scene = source_dir() + "/scenes/box_stack_5.json";
+  const ProcResult g = run(SAP_BENCH_EXE, {scene, "--worlds", "2", "--steps", "8", "--warmup", "3", "--graph", "4",
+                                           "--backend", "cpu", "--json", tmp.file("g.json"), "--quiet"});
+  const ProcResult p = run(SAP_BENCH_EXE, {scene, "--worlds", "2", "--steps", "8", "--warmup", "7", "--backend", "cpu",
+                                           "--json", tmp.file("p.json"), "--quiet"});
+  ASSERT_EQ(g.exit_code, 0) << g.output;
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  const json jg = read_json(tmp.file("g.json")), jp = read_json(tmp.file("p.json"));
+  EXPECT_EQ(jg["graph_steps"].get<int>(), 4);
+  EXPECT_EQ(jp["graph_steps"].get<int>(), 0);
+  EXPECT_EQ(jg["final_state"]["digest"], jp["final_state"]["digest"]);
+  EXPECT_EQ(jg["stats"]["newton_iterations"], jp["stats"]["newton_iterations"]);  // the statistics pass replays the same steps
+  expect_error(SAP_BENCH_EXE, {{"@SCENE", "--steps", "10", "--graph", "4"}, 2, "not a multiple of --graph 4"}, scene);
+}
+
 TEST(BenchCli, BadSceneFilesNameTheFile) {
   TempDir tmp;
   const std::string bad_json = tmp.file("broken.json");

@@ -48,6 +48,11 @@ bench box_stack_5_8192 scenes/box_stack_5.json --worlds 8192 --steps 200
 # The rollout loop (step_n in a CUDA graph, controls in, observations out), as an RL trainer drives it.
 time_left 45 "sap_rollout_bench" && { echo "== rollout humanoid 8192 (t=${SECONDS}s)" >> "$out/bench.txt";
   timeout 40 "$b/sap_rollout_bench" scenes/humanoid.json --backend cuda --worlds 8192 2>&1 | tail -12 >> "$out/bench.txt"; }
+# step(n) as CUDA-graph replays (sap_bench --graph N) against the plain launches above: launch
+# latency matters most for few worlds and light scenes.
+bench humanoid_graph10_8192 scenes/humanoid.json --worlds 8192 --steps 200 --graph 10
+bench humanoid_graph10_256 scenes/humanoid.json --worlds 256 --steps 200 --graph 10
+bench humanoid_plain_256 scenes/humanoid.json --worlds 256 --steps 200
 # 3. The other CUDA tests.
 # test_rollout loops over backends(): the CUDA graph path (StepNEqualsNSingleSteps), DLPack tensors,
 # subset resets and snapshots on the device.
