@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "backend_parity.hpp"
+#include "contact_readback.hpp"
 #include "sap/mjcf.hpp"
 #include "scene_cases.hpp"
 
@@ -42,17 +43,13 @@ SimulatorOptions options(const Scene& scene, Backend backend, const std::string&
 }
 
 // World w's contacts (geoms, phi, contact point on geom 1, normal), one per line: printed when
-// the two backends' contact counts differ, to show which pairs the difference comes from.
+// the two backends' contacts differ, to show which pairs the difference comes from.
 std::string contact_list(const Contacts& c, int w) {
-  const int n = c.counts_host()[static_cast<std::size_t>(w)];
-  const auto geom = c.geom.world_to_host(w);
-  const auto x1 = c.x1.world_to_host(w), nrm = c.normal.world_to_host(w), phi = c.phi.world_to_host(w);
   std::ostringstream os;
   os.precision(17);
-  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
-    os << "  geoms " << geom[2 * i] << "," << geom[2 * i + 1] << " phi " << phi[i] << " x1 " << x1[3 * i] << " "
-       << x1[3 * i + 1] << " " << x1[3 * i + 2] << " n " << nrm[3 * i] << " " << nrm[3 * i + 1] << " " << nrm[3 * i + 2]
-       << "\n";
+  for (const test::HostContact& h : test::world_contacts(c, w))
+    os << "  geoms " << h.geom[0] << "," << h.geom[1] << " phi " << h.phi << " x1 " << h.x1[0] << " " << h.x1[1] << " "
+       << h.x1[2] << " n " << h.normal[0] << " " << h.normal[1] << " " << h.normal[2] << "\n";
   return os.str();
 }
 
@@ -73,29 +70,23 @@ bool has_heightfield(const Model& m) {
 }
 
 std::map<std::pair<int, int>, double> deepest_per_pair(const Contacts& c, int w) {
-  const int n = c.counts_host()[static_cast<std::size_t>(w)];
-  const auto geom = c.geom.world_to_host(w);
-  const auto phi = c.phi.world_to_host(w);
   std::map<std::pair<int, int>, double> d;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-    const auto key = std::make_pair(geom[2 * i], geom[2 * i + 1]);
-    const auto it = d.find(key);
-    d[key] = it == d.end() ? phi[i] : std::min(it->second, phi[i]);
+  for (const test::HostContact& h : test::world_contacts(c, w)) {
+    const auto [it, added] = d.emplace(std::make_pair(h.geom[0], h.geom[1]), h.phi);
+    if (!added) it->second = std::min(it->second, h.phi);
   }
   return d;
 }
 
 // The same contacts in the same order: geoms equal, phi and normal within 1e-9.
 bool same_contact_sets(const Contacts& a, const Contacts& b, int nworld) {
-  const auto na = a.counts_host(), nb = b.counts_host();
-  if (na != nb) return false;
   for (int w = 0; w < nworld; ++w) {
-    const auto ga = a.geom.world_to_host(w), gb = b.geom.world_to_host(w);
-    const auto pa = a.phi.world_to_host(w), pb = b.phi.world_to_host(w);
-    const auto ma = a.normal.world_to_host(w), mb = b.normal.world_to_host(w);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(na[static_cast<std::size_t>(w)]); ++i) {
-      bool same = ga[2 * i] == gb[2 * i] && ga[2 * i + 1] == gb[2 * i + 1] && std::abs(pa[i] - pb[i]) < 1e-9;
-      for (std::size_t k = 0; k < 3; ++k) same = same && std::abs(ma[3 * i + k] - mb[3 * i + k]) < 1e-9;
+    const auto ca = test::world_contacts(a, w), cb = test::world_contacts(b, w);
+    if (ca.size() != cb.size()) return false;
+    for (std::size_t i = 0; i < ca.size(); ++i) {
+      bool same = ca[i].geom[0] == cb[i].geom[0] && ca[i].geom[1] == cb[i].geom[1] &&
+                  std::abs(ca[i].phi - cb[i].phi) < 1e-9;
+      for (int k = 0; k < 3; ++k) same = same && std::abs(ca[i].normal[k] - cb[i].normal[k]) < 1e-9;
       if (!same) return false;
     }
   }
