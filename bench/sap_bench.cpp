@@ -281,16 +281,11 @@ RunResult run_once(const Scene& scene, const Options& o, int nworld, int stats_e
       if (o.graph > 0) sim.step(o.graph);
       sim.context().synchronize();
       const auto t0 = std::chrono::steady_clock::now();
-      if (o.graph > 0) {
-        for (long long i = 0; i < o.steps; i += o.graph) {
-          sim.step(o.graph);
-          bar.update(i + o.graph);
-        }
-      } else {
-        for (long long i = 0; i < o.steps; ++i) {
-          sim.step();
-          bar.update(i + 1);
-        }
+      const int chunk = o.graph > 0 ? o.graph : 1;
+      for (long long i = 0; i < o.steps; i += chunk) {
+        if (o.graph > 0) sim.step(o.graph);
+        else sim.step();
+        bar.update(i + chunk);
       }
       sim.context().synchronize();
       r.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -28,9 +28,6 @@ class CollisionPipeline {
   // Fills `contacts` (capacity fixed at its construction) from state.qpos of every world.
   // Contacts beyond capacity: the deepest are kept, the others counted in contacts.dropped.
   void collide(const State& state, Contacts& contacts);
-  // Allocates now what collide() into `contacts` would allocate on first use (a CUDA graph
-  // capture of collide() must allocate nothing: Simulator::step(n)).
-  void prepare(const Contacts& contacts);
 
   // Uses d's body kinematics arrays (xpos, xquat, xmat, xipos, xanchor, xaxis) as the scratch
   // of collide() instead of the pipeline's own, which are freed. collide() writes them from

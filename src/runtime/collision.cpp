@@ -170,17 +170,13 @@ void CollisionPipeline::collide(const State& state, Contacts& contacts) {
   if (state.qpos.per_world() != static_cast<std::size_t>(im.nq))
     throw std::invalid_argument("CollisionPipeline::collide: state has " + std::to_string(state.qpos.per_world()) +
                                 " qpos per world, the model nq = " + std::to_string(im.nq));
-  prepare(contacts);
+  // Generation ranks of the kept contacts (sized by the contacts' capacity on first use: a
+  // Simulator's first steps are plain launches, so a CUDA graph capture never allocates here).
+  if (im.seq.nworld() != im.nworld || im.seq.per_world() != static_cast<std::size_t>(contacts.capacity()))
+    im.seq.allocate(b, im.nworld, static_cast<std::size_t>(contacts.capacity()));
   im.launch->collide(im.precision, im.convex_pairs, im.nworld, im.storage.view(), state.qpos.slab(), im.workspace_view(),
                      im.pairs_view(), contacts.view());
   last_contacts_ = &contacts;  // the total is read on demand: no device sync per collide
-}
-
-// Generation ranks of the kept contacts, sized by the contacts' capacity.
-void CollisionPipeline::prepare(const Contacts& contacts) {
-  Impl& im = *impl_;
-  if (im.seq.nworld() != im.nworld || im.seq.per_world() != static_cast<std::size_t>(contacts.capacity()))
-    im.seq.allocate(im.ctx.backend(), im.nworld, static_cast<std::size_t>(contacts.capacity()));
 }
 
 void CollisionPipeline::share_kinematics_workspace(Data& d) {

@@ -306,7 +306,6 @@ void Simulator::advance(int n, bool may_capture) {
       // round per step and no host read (SolverSAP::set_fp64_retry_in_graph).
       solver_->prepare_fp64_retry(contacts_->capacity());
       solver_->set_fp64_retry_in_graph(true);
-      collision_->prepare(*contacts_);
       cuda::graph_begin_capture(stream);
       try {
         n_steps();

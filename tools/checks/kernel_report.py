@@ -41,14 +41,19 @@ REG_ALLOC_UNIT = 256  # registers, allocated per warp
 TEAM_THREADS, TEAM_WORLDS_PER_BLOCK, FLAT_THREADS = 32, 2, 128
 
 
-def ptxas_usage(build):
-    """Recompiles each cuda/*.cu of the build with -Xptxas -v; returns {mangled: usage}."""
+def cu_commands(build):
+    """The build's compile commands of its .cu files."""
     with open(os.path.join(build, "compile_commands.json")) as f:
         commands = [c for c in json.load(f) if c["file"].endswith(".cu")]
     if not commands:
         sys.exit("kernel_report: no .cu file in %s/compile_commands.json (configure with CUDA)" % build)
+    return commands
+
+
+def ptxas_usage(build):
+    """Recompiles each cuda/*.cu of the build with -Xptxas -v; returns {mangled: usage}."""
     usage = {}
-    for c in commands:
+    for c in cu_commands(build):
         out = tempfile.NamedTemporaryFile(suffix=".o", delete=False).name
         clean = recompile_args(c, ["-Xptxas", "-v", "-o", out])  # compile only, with ptxas verbose
         p = subprocess.run(clean, cwd=c["directory"], capture_output=True, text=True)
@@ -124,10 +129,8 @@ def recursive_functions(build):
     the build. ptxas leaves such a call's frames out of the kernel's cumulative stack size and does
     not warn; the driver then reserves too little stack and the kernel overflows it on the GPU (GJK's
     simplex_closest did, bench/results/2026-11-26_gpu_h100.md)."""
-    with open(os.path.join(build, "compile_commands.json")) as f:
-        commands = [c for c in json.load(f) if c["file"].endswith(".cu")]
     found = []
-    for c in commands:
+    for c in cu_commands(build):
         out = tempfile.NamedTemporaryFile(suffix=".ptx", delete=False).name
         args = [a for a in recompile_args(c, ["-ptx", "-o", out]) if a != "-c"]
         p = subprocess.run(args, cwd=c["directory"], capture_output=True, text=True)
