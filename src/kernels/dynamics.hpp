@@ -12,20 +12,25 @@
 
 namespace sap {
 
+// The tree passes below keep their per-body and per-dof scratch (crb, cvel, cdof_dot, cacc, cfrc)
+// in a storage type T of the caller's choice: fp64 arrays of Data, or S itself (the free motion's
+// working set), where fp32 values in fp32 storage load and store without a conversion. The
+// values are those of S either way (an fp32 value is exact in fp64).
+
 // Composite inertias crb[b] = sum of cinert over the subtree of b (all about the tree's P):
 // a copy strided over the lanes, then the leaves-to-root gather a level at a time. The caller
 // syncs afterwards.
-template <class S, class Team>
-SAP_HD void composite_inertias(Team& team, const ModelView& m, const double* cinert, double* crb_out) {
-  for (int k = team.rank(); k < 10 * m.nbody; k += team.size()) crb_out[k] = cinert[k];
+template <class S, class Team, class T>
+SAP_HD void composite_inertias(Team& team, const ModelView& m, const double* cinert, T* crb_out) {
+  for (int k = team.rank(); k < 10 * m.nbody; k += team.size()) crb_out[k] = T(S(cinert[k]));
   for_each_level_up(
       team, m, [&](int p) { return SpatialInertia<S>::load(crb_out + 10 * p); },
       [&](SpatialInertia<S>& c, int child) { c += SpatialInertia<S>::load(crb_out + 10 * child); },
       [&](int p, const SpatialInertia<S>& c) { c.store(crb_out + 10 * p); });
 }
 
-template <class S>
-SAP_HD void composite_inertias(const ModelView& m, const double* cinert, double* crb_out) {
+template <class S, class T>
+SAP_HD void composite_inertias(const ModelView& m, const double* cinert, T* crb_out) {
   SerialTeam one;
   composite_inertias<S>(one, m, cinert, crb_out);
 }
@@ -33,8 +38,8 @@ SAP_HD void composite_inertias(const ModelView& m, const double* cinert, double*
 // Row i of the mass matrix (entries on the dof's ancestor chain):
 //   M[i][j] = cdof_j . (crb[body(i)] cdof_i)  for j on the path from i to the root,
 // plus armature on the diagonal. M is symmetric; both triangles are written (ld = nv_pad).
-template <class S, class Out>
-SAP_HD void mass_matrix_row(const ModelView& m, const double* cdof, const double* crb, int i, Out* M) {
+template <class S, class Out, class T>
+SAP_HD void mass_matrix_row(const ModelView& m, const double* cdof, const T* crb, int i, Out* M) {
   const int ld = m.nv_pad;
   for (int j = 0; j < m.nv; ++j) M[i * ld + j] = Out(0);
   const Vec6<S> F = SpatialInertia<S>::load(crb + 10 * m.dof_bodyid[i]) * Vec6<S>::load(cdof + 6 * i);
@@ -62,9 +67,9 @@ SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, Out* M) {
 // sum cdof qvel; cdof_dot = cvel x cdof using the velocity before the joint (for free joints
 // the translation part is added first and its own cdof_dot is zero: world axes are fixed).
 // One body, its parent's cvel computed.
-template <class S>
-SAP_HD void body_velocity(const ModelView& m, const double* qvel, const double* cdof, int b, double* cvel_out,
-                          double* cdof_dot_out) {
+template <class S, class T>
+SAP_HD void body_velocity(const ModelView& m, const double* qvel, const double* cdof, int b, T* cvel_out,
+                          T* cdof_dot_out) {
   Vec6<S> v = Vec6<S>::load(cvel_out + 6 * m.body_parentid[b]);
   const int d0 = m.body_dofadr[b];
   const int nd = m.body_dofnum[b];
@@ -95,16 +100,16 @@ SAP_HD void body_velocity(const ModelView& m, const double* qvel, const double* 
 }
 
 // All bodies, level-parallel over the team. The caller syncs afterwards.
-template <class S, class Team>
-SAP_HD void body_velocities(Team& team, const ModelView& m, const double* qvel, const double* cdof,
-                            double* cvel_out, double* cdof_dot_out) {
+template <class S, class Team, class T>
+SAP_HD void body_velocities(Team& team, const ModelView& m, const double* qvel, const double* cdof, T* cvel_out,
+                            T* cdof_dot_out) {
   if (team.rank() == 0) Vec6<S>::zero().store(cvel_out);  // one-lane: the world's zero velocity
   for_each_level_down(team, m, [&](int b) { body_velocity<S>(m, qvel, cdof, b, cvel_out, cdof_dot_out); });
 }
 
-template <class S>
-SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double* cdof, double* cvel_out,
-                            double* cdof_dot_out) {
+template <class S, class T>
+SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double* cdof, T* cvel_out,
+                            T* cdof_dot_out) {
   SerialTeam one;
   body_velocities<S>(one, m, qvel, cdof, cvel_out, cdof_dot_out);
 }
@@ -114,10 +119,10 @@ SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double
 // of the world. Forward pass (cacc, cfrc) root to leaves and backward pass (cfrc summed over
 // subtrees) leaves to root, each level-parallel; the projection on the dofs strided over the
 // lanes. The caller syncs afterwards.
-template <class S, class Team>
-SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, const double* cdof,
-                        const double* cdof_dot, const double* cinert, const double* cvel, double* cacc, double* cfrc,
-                        double* bias_out, const double* qacc = nullptr) {
+template <class S, class Team, class T>
+SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, const double* cdof, const T* cdof_dot,
+                        const double* cinert, const T* cvel, T* cacc, T* cfrc, double* bias_out,
+                        const double* qacc = nullptr) {
   if (team.rank() == 0)  // one-lane: the world's acceleration (gravity)
     Vec6<S>{Vec3<S>::zero(), Vec3<S>{{S(-m.gravity[0]), S(-m.gravity[1]), S(-m.gravity[2])}}}.store(cacc);
   for_each_level_down(team, m, [&](int b) {
@@ -141,9 +146,9 @@ SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, cons
     bias_out[i] = double(dot(Vec6<S>::load(cdof + 6 * i), Vec6<S>::load(cfrc + 6 * m.dof_bodyid[i])));
 }
 
-template <class S>
-SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cdof, const double* cdof_dot,
-                        const double* cinert, const double* cvel, double* cacc, double* cfrc, double* bias_out,
+template <class S, class T>
+SAP_HD void bias_forces(const ModelView& m, const double* qvel, const double* cdof, const T* cdof_dot,
+                        const double* cinert, const T* cvel, T* cacc, T* cfrc, double* bias_out,
                         const double* qacc = nullptr) {
   SerialTeam one;
   bias_forces<S>(one, m, qvel, cdof, cdof_dot, cinert, cvel, cacc, cfrc, bias_out, qacc);

@@ -37,15 +37,17 @@ struct KinematicsKernel {
 };
 
 // The free-motion working set in the team's shared memory (FreeMotionKernel::on_chip): the
-// tree-pass scratch (cdof_dot, crb, cvel, cacc, cfrc, qfrc_bias, qfrc_spring, scratch_nv), the
-// factor of A with its right-hand side and the factor's envelope. Offsets in doubles from the
-// team's shared memory. Only where the values live changes, not how they are computed: on CUDA
+// tree-pass scratch (cdof_dot, crb, cvel, cacc, cfrc in the kernel's scalar: fp32 for the fp32
+// free motion, FreeMotionKernel::TreeScratch; qfrc_bias, qfrc_spring, scratch_nv), the factor of
+// A with its right-hand side and the factor's envelope. Offsets in doubles from the team's
+// shared memory. Only where the values live changes, not how they are computed: on CUDA
 // they stay on the SM instead of crossing DRAM, on the CPU they are one thread's scratch, reused
 // world after world, instead of per-world arrays (docs/gpu.md, "working set on chip").
 struct FreeMotionOnChip {
   long long cdof_dot = 0, crb = 0, cvel = 0, cacc = 0, cfrc = 0, qfrc_bias = 0, qfrc_spring = 0, scratch_nv = 0;
   long long chol = 0, first = 0, doubles = 0;
-  // f32: the factor is fp32 (free_motion_solve_precision), two entries per double.
+  // f32: the free motion is fp32 (free_motion_solve_precision): the tree-pass scratch and the
+  // factor hold two entries per double.
   SAP_HDI static FreeMotionOnChip layout(int nv, int nbody, int ld, bool f32) {
     FreeMotionOnChip o;
     long long at = 0;
@@ -53,16 +55,17 @@ struct FreeMotionOnChip {
       off = at;
       at += n;
     };
-    take(o.cdof_dot, 6LL * nv);
-    take(o.crb, 10LL * nbody);
-    take(o.cvel, 6LL * nbody);
-    take(o.cacc, 6LL * nbody);
-    take(o.cfrc, 6LL * nbody);
+    auto take_scalars = [&](long long& off, long long n) { take(off, f32 ? (n + 1) / 2 : n); };
+    take_scalars(o.cdof_dot, 6LL * nv);
+    take_scalars(o.crb, 10LL * nbody);
+    take_scalars(o.cvel, 6LL * nbody);
+    take_scalars(o.cacc, 6LL * nbody);
+    take_scalars(o.cfrc, 6LL * nbody);
     take(o.qfrc_bias, nv);
     take(o.qfrc_spring, nv);
     take(o.scratch_nv, nv);
     const long long nchol = static_cast<long long>(ld) * (ld + 1);
-    take(o.chol, f32 ? (nchol + 1) / 2 : nchol);
+    take_scalars(o.chol, nchol);
     take(o.first, (ld + 1) / 2);
     o.doubles = at;
     return o;
@@ -89,6 +92,12 @@ struct FreeMotionKernel {
   // its bytes) instead of d's per-world arrays.
   bool on_chip = false;
 
+  // The tree passes' per-body and per-dof scratch of one world, in S's own storage (fp32 values
+  // in fp32 storage: no conversion at each Vec6 load and store; the same values).
+  struct TreeScratch {
+    S *cdof_dot, *crb, *cvel, *cacc, *cfrc;
+  };
+
   // d with the scratch and factor slabs pointing into the team's shared memory when on_chip
   // (stride 0: every world of the team's launch slot uses the same bytes).
   template <class Team>
@@ -110,13 +119,20 @@ struct FreeMotionKernel {
     return v;
   }
 
+  // World w's tree scratch in the working set dw (an fp64 slab holds at least as many entries
+  // of S).
+  static SAP_HDI TreeScratch tree_scratch(const DataView& dw, int w) {
+    return {reinterpret_cast<S*>(dw.cdof_dot(w)), reinterpret_cast<S*>(dw.crb(w)), reinterpret_cast<S*>(dw.cvel(w)),
+            reinterpret_cast<S*>(dw.cacc(w)), reinterpret_cast<S*>(dw.cfrc(w))};
+  }
+
   // M (rows in parallel, then symmetrised) and A = M + h D, plus the fixed tendons' armature
   // and damping (a + h b) J_t^T J_t and the spatial tendons' (stage 1b's ten_A), in storage T
   // (M and A may share it: A[ij] is computed from M[ij] only).
   template <class Team, class T>
-  SAP_HD void assemble_A(int w, Team& team, const DataView& dw, T* M, T* A) const {
+  SAP_HD void assemble_A(int w, Team& team, const S* crb, T* M, T* A) const {
     const int nv = m.nv, ld = m.nv_pad;
-    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), dw.crb(w), i, M);
+    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), crb, i, M);
     team.sync();
     for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     team.sync();
@@ -158,15 +174,15 @@ struct FreeMotionKernel {
     if (status[w] & kStatusSkipped) return;
     const int nv = m.nv, ld = m.nv_pad;
     const DataView dw = working_set(team);
+    const TreeScratch t = tree_scratch(dw, w);
     const double* qvel = state_in.qvel(w);
     double* k0 = dw.scratch_nv(w);  // explicit forces without the bias
     double* v_star = d.v_star(w);
     // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
     // levels), the per-dof terms strided over the lanes.
-    body_velocities<S>(team, m, qvel, d.cdof(w), dw.cvel(w), dw.cdof_dot(w));
-    bias_forces<S>(team, m, qvel, d.cdof(w), dw.cdof_dot(w), d.cinert(w), dw.cvel(w), dw.cacc(w), dw.cfrc(w),
-                   dw.qfrc_bias(w));
-    composite_inertias<S>(team, m, d.cinert(w), dw.crb(w));
+    body_velocities<S>(team, m, qvel, d.cdof(w), t.cvel, t.cdof_dot);
+    bias_forces<S>(team, m, qvel, d.cdof(w), t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
+    composite_inertias<S>(team, m, d.cinert(w), t.crb);
     spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
     team.sync();
     const double* applied = control.qfrc_applied(w);
@@ -210,10 +226,10 @@ struct FreeMotionKernel {
     S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
     if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
-      assemble_A(w, team, dw, d.A32(w), d.A32(w));
+      assemble_A(w, team, t.crb, d.A32(w), d.A32(w));
       cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
     } else {
-      assemble_A(w, team, dw, d.M(w), d.A(w));
+      assemble_A(w, team, t.crb, d.M(w), d.A(w));
       cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
@@ -233,9 +249,8 @@ struct FreeMotionKernel {
         for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
         team.sync();
         const double* v_bias = explicit_fallback ? qvel : v_star;
-        body_velocities<S>(team, m, v_bias, d.cdof(w), dw.cvel(w), dw.cdof_dot(w));
-        bias_forces<S>(team, m, v_bias, d.cdof(w), dw.cdof_dot(w), d.cinert(w), dw.cvel(w), dw.cacc(w), dw.cfrc(w),
-                       dw.qfrc_bias(w));
+        body_velocities<S>(team, m, v_bias, d.cdof(w), t.cvel, t.cdof_dot);
+        bias_forces<S>(team, m, v_bias, d.cdof(w), t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
       }
       team.sync();
       for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
