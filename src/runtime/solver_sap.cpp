@@ -110,6 +110,7 @@ SolverSAP::SolverSAP(const Model& model, Context& ctx, int nworld, const SolverO
   if (model.nv > kMaxJacDof)
     throw std::invalid_argument("SolverSAP: the model has " + std::to_string(model.nv) + " degrees of freedom, at most " +
                                 std::to_string(kMaxJacDof) + " are supported (16-bit Jacobian dof indices)");
+  model_.compute_A_sparsity();  // from this copy's tendons, whatever the caller changed since the build
   model_.validate();
   storage_ = ModelStorage(model_, ctx.backend());
   DataLayout layout;  // storage by need; values unchanged (DataLayout, docs/gpu.md)
