@@ -56,7 +56,7 @@ struct FreeMotionOnChip {
       at += n;
     };
     auto take_scalars = [&](long long& off, long long n) { take(off, f32 ? (n + 1) / 2 : n); };
-    take(o.cdof_dot, 6LL * nv);  // f32: cdof_dot, then the fp32 copy of cdof (TreeScratch)
+    take_scalars(o.cdof_dot, 6LL * nv);
     take_scalars(o.crb, 10LL * nbody);
     take_scalars(o.cvel, 6LL * nbody);
     take_scalars(o.cacc, 6LL * nbody);
@@ -93,11 +93,9 @@ struct FreeMotionKernel {
   bool on_chip = false;
 
   // The tree passes' per-body and per-dof scratch of one world, in S's own storage (fp32 values
-  // in fp32 storage: no conversion at each Vec6 load and store; the same values). cdof: d's for
-  // fp64, else a copy in S (read ~3 times per dof and pass).
+  // in fp32 storage: no conversion at each Vec6 load and store; the same values).
   struct TreeScratch {
     S *cdof_dot, *crb, *cvel, *cacc, *cfrc;
-    const S* cdof;
   };
 
   // d with the scratch and factor slabs pointing into the team's shared memory when on_chip
@@ -122,34 +120,19 @@ struct FreeMotionKernel {
   }
 
   // World w's tree scratch in the working set dw (an fp64 slab holds at least as many entries
-  // of S; for fp32, cdof_dot's 6 nv doubles hold cdof_dot and the copy of cdof), the copy of
-  // cdof made (the caller syncs).
-  template <class Team>
-  SAP_HD TreeScratch tree_scratch(int w, Team& team, const DataView& dw) const {
-    S* cdof_dot = reinterpret_cast<S*>(dw.cdof_dot(w));
-    const S* cdof;
-    if constexpr (sizeof(S) == sizeof(double)) {
-      cdof = d.cdof(w);
-    } else {
-      S* copy = cdof_dot + 6 * m.nv;
-      for (int k = team.rank(); k < 6 * m.nv; k += team.size()) copy[k] = S(d.cdof(w)[k]);
-      cdof = copy;
-    }
-    return {cdof_dot,
-            reinterpret_cast<S*>(dw.crb(w)),
-            reinterpret_cast<S*>(dw.cvel(w)),
-            reinterpret_cast<S*>(dw.cacc(w)),
-            reinterpret_cast<S*>(dw.cfrc(w)),
-            cdof};
+  // of S).
+  static SAP_HDI TreeScratch tree_scratch(const DataView& dw, int w) {
+    return {reinterpret_cast<S*>(dw.cdof_dot(w)), reinterpret_cast<S*>(dw.crb(w)), reinterpret_cast<S*>(dw.cvel(w)),
+            reinterpret_cast<S*>(dw.cacc(w)), reinterpret_cast<S*>(dw.cfrc(w))};
   }
 
   // M (rows in parallel, then symmetrised) and A = M + h D, plus the fixed tendons' armature
   // and damping (a + h b) J_t^T J_t and the spatial tendons' (stage 1b's ten_A), in storage T
   // (M and A may share it: A[ij] is computed from M[ij] only).
   template <class Team, class T>
-  SAP_HD void assemble_A(int w, Team& team, const S* cdof, const S* crb, T* M, T* A) const {
+  SAP_HD void assemble_A(int w, Team& team, const S* crb, T* M, T* A) const {
     const int nv = m.nv, ld = m.nv_pad;
-    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, cdof, crb, i, M);
+    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), crb, i, M);
     team.sync();
     for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     team.sync();
@@ -191,14 +174,14 @@ struct FreeMotionKernel {
     if (status[w] & kStatusSkipped) return;
     const int nv = m.nv, ld = m.nv_pad;
     const DataView dw = working_set(team);
-    const TreeScratch t = tree_scratch(w, team, dw);
+    const TreeScratch t = tree_scratch(dw, w);
     const double* qvel = state_in.qvel(w);
     double* k0 = dw.scratch_nv(w);  // explicit forces without the bias
     double* v_star = d.v_star(w);
     // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
     // levels), the per-dof terms strided over the lanes.
-    body_velocities<S>(team, m, qvel, t.cdof, t.cvel, t.cdof_dot);
-    bias_forces<S>(team, m, qvel, t.cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
+    body_velocities<S>(team, m, qvel, d.cdof(w), t.cvel, t.cdof_dot);
+    bias_forces<S>(team, m, qvel, d.cdof(w), t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
     composite_inertias<S>(team, m, d.cinert(w), t.crb);
     spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
     team.sync();
@@ -243,10 +226,10 @@ struct FreeMotionKernel {
     S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
     if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
-      assemble_A(w, team, t.cdof, t.crb, d.A32(w), d.A32(w));
+      assemble_A(w, team, t.crb, d.A32(w), d.A32(w));
       cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
     } else {
-      assemble_A(w, team, t.cdof, t.crb, d.M(w), d.A(w));
+      assemble_A(w, team, t.crb, d.M(w), d.A(w));
       cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
@@ -266,8 +249,8 @@ struct FreeMotionKernel {
         for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
         team.sync();
         const double* v_bias = explicit_fallback ? qvel : v_star;
-        body_velocities<S>(team, m, v_bias, t.cdof, t.cvel, t.cdof_dot);
-        bias_forces<S>(team, m, v_bias, t.cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
+        body_velocities<S>(team, m, v_bias, d.cdof(w), t.cvel, t.cdof_dot);
+        bias_forces<S>(team, m, v_bias, d.cdof(w), t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
       }
       team.sync();
       for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
