@@ -146,20 +146,20 @@ struct SapSolveKernel {
   // Model::compute_A_sparsity), each row sums its structural non-zeros only, in the same
   // ascending column order: the terms left out are exact zeros (+-0 x finite), so the sum has
   // the same bits as the dense one for a finite x (37-53 % fewer terms on the humanoid, the G1
-  // and the Panda).
+  // and the Panda). One loop for both forms (a column list or all columns): two loops cost the
+  // Newton kernels 1-2 GPU registers.
   template <class Team>
   SAP_HD void mul_A(int w, Team& team, const double* x, double* out) const {
     const int nv = m.nv, ld = m.nv_pad;
     auto rows_of = [&](const auto* A) {  // A's storage type outside the loops (fp32: DataLayout::A_fp32)
+      const int* colind = m.nA_colind > 0 ? m.A_colind : nullptr;  // null: dense rows
       for (int i = team.rank(); i < nv; i += team.size()) {
+        const int k0 = colind ? m.A_rowadr[i] : 0, k1 = colind ? m.A_rowadr[i + 1] : nv;
+        const auto* Ai = A + i * ld;
         So acc = So(0);
-        if (m.nA_colind > 0) {
-          for (int k = m.A_rowadr[i]; k < m.A_rowadr[i + 1]; ++k) {
-            const int j = m.A_colind[k];
-            acc += So(A[i * ld + j]) * So(x[j]);
-          }
-        } else {
-          for (int j = 0; j < nv; ++j) acc += So(A[i * ld + j]) * So(x[j]);
+        for (int k = k0; k < k1; ++k) {
+          const int j = colind ? colind[k] : k;
+          acc += So(Ai[j]) * So(x[j]);
         }
         out[i] = double(acc);
       }
