@@ -97,6 +97,15 @@ TEST_P(DynamicsRandomTrees, MassMatrixZeroOutsideTheTreeSparsity) {
   m.compute_A_sparsity();
   m.validate();
   ASSERT_GT(m.nA_colind, 0);
+  {  // validate() refuses a list out of order or without its diagonal
+    ASSERT_GE(m.A_rowadr[1], 2);  // row 0, the root dof: itself and its descendants
+    Model bad = m;
+    std::swap(bad.A_colind[0], bad.A_colind[1]);
+    EXPECT_THROW(bad.validate(), std::runtime_error);
+    bad = m;
+    bad.A_colind[0] = bad.A_colind[1];  // the diagonal gone (and a repeat)
+    EXPECT_THROW(bad.validate(), std::runtime_error);
+  }
   auto on_path = [&](int a, int j) {  // a is j or one of its ancestors
     for (int k = j; k >= 0; k = m.dof_parentid[static_cast<std::size_t>(k)])
       if (k == a) return true;

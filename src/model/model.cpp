@@ -194,9 +194,11 @@ void Model::validate() const {
   SAP_MODEL_ARRAYS(SAP_X)
 #undef SAP_X
   if (nbody < 1) fail("no world body");
-  if (nA_colind > 0) {  // A's sparsity: rows ascending, columns ascending within a row, the diagonal in each
+  if (nA_colind > 0) {  // A's sparsity: rows spanning A_colind in order, each ascending in [0, nv) with its diagonal
+    if (A_rowadr[0] != 0 || A_rowadr[static_cast<std::size_t>(nv)] != nA_colind) fail("A_rowadr does not span A_colind");
     for (int i = 0; i < nv; ++i) {
       const int a0 = A_rowadr[static_cast<std::size_t>(i)], a1 = A_rowadr[static_cast<std::size_t>(i) + 1];
+      if (a0 > a1) fail("A_rowadr decreases at row " + std::to_string(i));
       bool diagonal = false;
       for (int k = a0; k < a1; ++k) {
         const int j = A_colind[static_cast<std::size_t>(k)];
@@ -204,9 +206,8 @@ void Model::validate() const {
           fail("A_colind of row " + std::to_string(i) + " is not ascending within [0, nv)");
         diagonal |= j == i;
       }
-      if (a0 > a1 || !diagonal) fail("A_rowadr / A_colind: row " + std::to_string(i) + " lacks its diagonal");
+      if (!diagonal) fail("A_colind: row " + std::to_string(i) + " lacks its diagonal");
     }
-    if (A_rowadr[0] != 0 || A_rowadr[static_cast<std::size_t>(nv)] != nA_colind) fail("A_rowadr does not span A_colind");
   }
   {  // depth levels: every body once, its parent on the level before, children ranges consistent
     std::vector<int> level(static_cast<std::size_t>(nbody), -1);
