@@ -14,7 +14,7 @@ if [ ! -f "$build/CMakeCache.txt" ] || [ CMakeLists.txt -nt "$build/CMakeCache.t
     -DSAP_SANITIZE=address,undefined >/dev/null
 fi
 if ! cmake --build "$build" -j2 >"$build/build.log" 2>&1; then
-  grep -E "error" "$build/build.log" | head -40 >&2
+  grep -E "error|No space" "$build/build.log" | head -40 >&2
   echo "run_sanitizers: build failed (full log: $build/build.log)" >&2
   exit 1
 fi
