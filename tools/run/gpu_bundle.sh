@@ -8,9 +8,10 @@
 # gpu_run.sh unpacks. Then, with the device tool:  run(command="tools/run/gpu_run.sh", carry=[".gpu_pack"])
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tools/setup.sh --build-dir build-gpu  # packages, configure, build
-# The device image's C++ runtime may be older than Debian 12's: link it statically.
-cmake -S . -B build-gpu -DSAP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+tools/setup.sh --no-build  # packages only
+# The device image's C++ runtime may be older than Debian 12's: link it statically. The library
+# is static too (SAP_SHARED=OFF): the executables then run from wherever the device copy lies.
+cmake -S . -B build-gpu -DSAP_WITH_CUDA=ON -DSAP_SHARED=OFF -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
 cmake --build build-gpu -j"$(nproc)" >/dev/null
 rm -rf .gpu_bundle && mkdir -p .gpu_bundle/lib
