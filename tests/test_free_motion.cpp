@@ -153,6 +153,31 @@ TEST(TorqueFreeBody, MomentumConservedMidpoint) {
   EXPECT_LT(qerr, 1e-14);
 }
 
+// The number of midpoint passes sets the order of the drift: each pass multiplies the distance
+// to the midpoint fixed point by ~h |A^-1 dC/dv| / 2 = O(h), so one pass leaves an O(h^2) drift
+// over a fixed time (quarters when h halves), two O(h^3). approx32 takes one pass by default:
+// its fp32 free motion rounds at 6e-8 per step, and its drift with one pass or two is the same
+// rounding-level 5e-7 over 1000 steps (the second pass would buy nothing); approx64 takes two.
+TEST(TorqueFreeBody, MidpointPassesSetTheDriftOrder) {
+  double qerr = 0;
+  SolverOptions one = preset("approx64");
+  one.coriolis_iterations = 1;
+  const double d1 = momentum_drift(one, 1e-3, 1000, &qerr), d2 = momentum_drift(one, 5e-4, 2000, &qerr);
+  const double two = momentum_drift(preset("approx64"), 1e-3, 1000, &qerr);
+  const double f32 = momentum_drift(preset("approx32"), 1e-3, 1000, &qerr);
+  SolverOptions f32_two = preset("approx32");
+  f32_two.coriolis_iterations = 2;
+  const double f32_2 = momentum_drift(f32_two, 1e-3, 1000, &qerr);
+  std::printf("[torque-free] approx64 one pass: drift %.2e (h = 1 ms), %.2e (h = 0.5 ms); two passes %.2e; "
+              "approx32 one pass %.2e, two passes %.2e\n", d1, d2, two, f32, f32_2);
+  EXPECT_NEAR(d1 / d2, 4.0, 1.0);  // second order
+  EXPECT_LT(d1, 1e-6);
+  EXPECT_LT(two, 1e-3 * d1);       // the second pass: three orders of magnitude here
+  EXPECT_LT(f32, 1e-6);            // approx32: fp32 rounding dominates either way
+  EXPECT_LT(f32, 2.0 * f32_2);
+  EXPECT_GT(f32_2, 2.0 * d1);      // fp32 rounding drifts more than one fp64 pass leaves
+}
+
 // Drake's explicit gyroscopic terms drift at first order in h: the drift halves (within 25 %)
 // when h halves at fixed simulated time (documented in docs/conventions.md).
 TEST(TorqueFreeBody, ExplicitCoriolisDriftIsFirstOrder) {

@@ -139,7 +139,7 @@ SAP_SOLVER_ENUMS(SAP_DEFINE_ENUM)
     SAP_ANY_VALUE, "", "position update q_{n+1} = Phi(q_n, v_n, v_{n+1}, h)")                                 \
   X(coriolis, CoriolisMode, SAP_BY_PRESET(CoriolisMode::Midpoint, CoriolisMode::Midpoint, CoriolisMode::Explicit), \
     SAP_ANY_VALUE, "", "velocity of the Coriolis/gyroscopic terms in v*")                                      \
-  X(coriolis_iterations, int, 2, x >= 1 && x <= SAP_MAX_COUNT, "an integer in [1, 1000000]",                   \
+  X(coriolis_iterations, int, SAP_BY_PRESET(1, 2, 2), x >= 1 && x <= SAP_MAX_COUNT, "an integer in [1, 1000000]", \
     "fixed-point passes of coriolis = midpoint")                                                               \
   /* Newton iteration and line search */                                                                      \
   X(line_search_variant, LineSearchVariant, LineSearchVariant::MonotoneDecay, SAP_ANY_VALUE, "",               \

@@ -233,14 +233,16 @@ struct FreeMotionKernel {
       cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
-    // The midpoint passes are a fixed-point iteration v* <- v + h A^-1 (k - C((v + v*)/2)); it
-    // contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s at
-    // h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
-    // outside its limit, tests/test_initial_limits.cpp). delta = max |v*_k - v*_{k-1}| of each
-    // pass, and delta_k / delta_{k-1} bounds the map's Lipschitz factor from below: a pass that
-    // moves more than half as much as the one before (and more than 1e-3 (1 + max |v*|), so never
-    // at rounding level) contracts too slowly to trust, and the step takes the explicit v* instead
-    // (pass 0 again: Drake's Coriolis at v_n). At ordinary speeds the factor is ~h |v| << 1/2.
+    // The midpoint passes are a fixed-point iteration v* <- F(v*) = v + h A^-1 (k - C((v + v*)/2));
+    // it contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s
+    // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
+    // outside its limit, tests/test_initial_limits.cpp). The explicit v* of pass 0 is F(v_n), so
+    // with delta_0 = max |v*_0 - v_n| and delta_k = max |v*_k - v*_{k-1}| of pass k >= 1,
+    // delta_k / delta_{k-1} bounds F's Lipschitz factor from below from the first pass on: a pass
+    // that moves more than half as much as the one before (and more than 1e-3 (1 + max |v*|), so
+    // never at rounding level) contracts too slowly to trust, and the step takes the explicit v*
+    // instead (pass 0 again: Drake's Coriolis at v_n). At ordinary speeds the factor is
+    // ~h |v| << 1/2.
     double delta_prev = 0;
     bool explicit_fallback = false;
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
@@ -259,18 +261,20 @@ struct FreeMotionKernel {
       double delta = 0, vmax = 0;
       for (int i = team.rank(); i < nv; i += team.size()) {
         const double v_new = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
-        if (pass > 0) delta = max_(delta, abs_(v_new - (2.0 * v_star[i] - qvel[i])));  // v*_{k-1} = 2 vbar - v
+        // v*_{k-1} = 2 vbar - v for k >= 1; pass 0 moves from v_n
+        delta = max_(delta, abs_(v_new - (pass > 0 ? 2.0 * v_star[i] - qvel[i] : qvel[i])));
         vmax = max_(vmax, abs_(v_new));
         v_star[i] = v_new;
       }
       if (pass == 0 || explicit_fallback) {
+        if (pass == 0 && coriolis_passes > 0) delta_prev = team.reduce_max(delta);  // delta_0
         team.sync();
         if (explicit_fallback) break;
         continue;
       }
       delta = team.reduce_max(delta);
       vmax = team.reduce_max(vmax);
-      if (pass > 1 && delta > 0.5 * delta_prev && delta > 1e-3 * (1.0 + vmax)) {
+      if (delta > 0.5 * delta_prev && delta > 1e-3 * (1.0 + vmax)) {
         explicit_fallback = true;  // one more pass, with the bias at v_n
         --pass;
       }
