@@ -79,10 +79,11 @@ class SolverSAP {
   const WorldModelView& world_model() const { return world_model_; }
   // The caller computes the body poses itself before every step: forward kinematics of the
   // step's in.qpos in precision p, written into data()'s xpos, xquat, xmat, xipos, xanchor and
-  // xaxis (the Simulator's collision pipeline, which shares those arrays). When p is the
-  // solver's pose precision (use_f64_boundary_pose), the kinematics stage then computes only
-  // the com quantities: the poses would come out bit for bit the same (same function, same
-  // qpos, same precision). std::nullopt (default): the solver computes them.
+  // xaxis (the Simulator's collision pipeline, which shares those arrays). The solver's poses
+  // are the fp64 forward kinematics rounded to its pose precision (use_f64_boundary_pose): when
+  // p is fp64, the kinematics stage only rounds them (fp32 poses) and computes the com
+  // quantities, bit for bit what it would compute itself (same function, same qpos); with fp32
+  // it recomputes them. std::nullopt (default): the solver computes them.
   void set_poses_given(std::optional<Precision> p) { poses_given_ = p; }
   // Stage clocks on (default) or off (off while a CUDA graph is captured).
   void set_timing(bool on) { timing_ = on; }

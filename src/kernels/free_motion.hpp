@@ -11,13 +11,15 @@
 
 namespace sap {
 
-// Body poses, com-based inertias and dof subspaces of every world at state_in.
+// Body poses, com-based inertias and dof subspaces of every world at state_in. The poses are
+// the fp64 forward kinematics, rounded to S (the boundary pose's precision: fp32 unless
+// use_f64_boundary_pose), the com quantities computed in S.
 template <class S>
 struct KinematicsKernel {
   // in
   ModelView m;
   Slab<const double> qpos_in;
-  bool poses_given = false;  // d's poses are already forward_kinematics<S> of qpos_in (collision)
+  bool poses_given = false;  // d's poses are already forward_kinematics<double> of qpos_in (collision)
   // out
   DataView d;  // xpos, xquat, xmat, xipos, xanchor, xaxis, cinert, cdof
   const int* status = nullptr;  // per world: a skipped world (kStatusSkipped) is not computed
@@ -28,8 +30,12 @@ struct KinematicsKernel {
   SAP_HD void operator()(int w, Team& team) const {
     if (status && (status[w] & kStatusSkipped)) return;  // the whole team: uniform
     if (!poses_given) {
-      forward_kinematics<S>(team, m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w),
-                            d.xaxis(w));
+      forward_kinematics<double>(team, m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w),
+                                 d.xaxis(w));
+      team.sync();
+    }
+    if (sizeof(S) < sizeof(double)) {
+      round_poses<S>(team, m, d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w));
       team.sync();
     }
     com_quantities<S>(team, m, d.xpos(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w), d.cinert(w), d.cdof(w));

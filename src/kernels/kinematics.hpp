@@ -135,6 +135,28 @@ SAP_HDI Vec3<S> tree_reference(const ModelView& m, const double* xpos, int body)
   return Vec3<S>::load(xpos + 3 * m.body_rootid[body]);
 }
 
+// Rounds the poses in place to precision S (x <- fl_S(x), kept in the fp64 arrays): the fp32
+// boundary pose (use_f64_boundary_pose = false) is the fp64 forward kinematics rounded once,
+// which the collision stage has already computed (KinematicsKernel). Bodies and joints strided
+// over the team; a no-op for S = double.
+template <class S, class Team>
+SAP_HD void round_poses(Team& team, const ModelView& m, double* xpos, double* xquat, double* xmat, double* xipos,
+                        double* xanchor, double* xaxis) {
+  auto round = [](double* x, int n) {
+    for (int k = 0; k < n; ++k) x[k] = double(S(x[k]));
+  };
+  for (int b = 1 + team.rank(); b < m.nbody; b += team.size()) {
+    round(xpos + 3 * b, 3);
+    round(xquat + 4 * b, 4);
+    round(xmat + 9 * b, 9);
+    round(xipos + 3 * b, 3);
+  }
+  for (int j = team.rank(); j < m.njnt; j += team.size()) {
+    round(xanchor + 3 * j, 3);
+    round(xaxis + 3 * j, 3);
+  }
+}
+
 // Com-based body inertias (about P, world axes) and dof motion subspaces cdof = [axis; axis x (P - anchor)],
 // bodies and joints strided over the team (each is independent; the poses must be visible).
 template <class S, class Team>

@@ -35,9 +35,9 @@ struct SolverLaunch {
   bool free_motion_on_chip = false;
   bool newton_system_on_chip = false;
   bool newton_rows_on_chip = false;  // only with the system
-  // Body poses and com-based quantities at qpos, in precision p.
-  // poses_given: the body poses in d are already those of qpos in precision p (computed by the
-  // collision stage); only the com quantities are computed. Worlds whose status has
+  // Body poses (the fp64 forward kinematics rounded to p) and com-based quantities (in p) at qpos.
+  // poses_given: the body poses in d are already the fp64 forward kinematics of qpos (computed by
+  // the collision stage); they are only rounded to p. Worlds whose status has
   // kStatusSkipped are not computed (here, in free motion and in constraint setup).
   virtual void kinematics(Precision p, bool poses_given, int nworld, const ModelView& m, Slab<const double> qpos,
                           const DataView& d, const int* status) = 0;

@@ -370,7 +370,7 @@ void SolverSAP::step_once(const State& in, State& out, const Control& control, c
   // The time step: dt in the host API, h in the stages (the papers' symbol; StepParams::h).
   const double h = dt;
   const Precision pose = config_.use_f64_boundary_pose ? Precision::F64 : Precision::F32;
-  launch_->kinematics(pose, poses_given_ == pose, nworld_, m, in.qpos.slab(), d, status_.data());
+  launch_->kinematics(pose, poses_given_ == Precision::F64, nworld_, m, in.qpos.slab(), d, status_.data());
   if (m.ntendata > 0 || m.na > 0 || m.nqfrc_extra > 0 || m.nten_A > 0)  // stage 1b (kernels/actuation.hpp)
     launch_->actuation(config_.free_motion_solve_precision, nworld_, m, in.view(), control.view(), d, h,
                        status_.data());
