@@ -246,10 +246,10 @@ TEST(MemoryPerWorld, Fp32FreeMotionStoresAExactlyInFp32) {
       CpuTeam team(nullptr);
       const State& in = state;
       if (f32) {
-        KinematicsKernel<float>{mv, in.qpos.slab(), false, d}(0, team);
+        KinematicsKernel<float>{mv, in.qpos.slab(), d}(0, team);
         FreeMotionKernel<float>{mv, in.view(), control.view(), 2e-3, 2, d, &status}(0, team);
       } else {
-        KinematicsKernel<double>{mv, in.qpos.slab(), false, d}(0, team);
+        KinematicsKernel<double>{mv, in.qpos.slab(), d}(0, team);
         FreeMotionKernel<double>{mv, in.view(), control.view(), 2e-3, 2, d, &status}(0, team);
       }
       A->clear();

@@ -13,13 +13,14 @@ namespace sap {
 
 // Body poses, com-based inertias and dof subspaces of every world at state_in. The poses are
 // the fp64 forward kinematics, rounded to S (the boundary pose's precision: fp32 unless
-// use_f64_boundary_pose), the com quantities computed in S.
-template <class S>
+// use_f64_boundary_pose), the com quantities computed in S. kPosesGiven: d's poses are already
+// forward_kinematics<double> of qpos_in (the collision stage's); a kernel of its own, so that
+// the registers of the fp64 forward kinematics are not held where it does not run.
+template <class S, bool kPosesGiven = false>
 struct KinematicsKernel {
   // in
   ModelView m;
   Slab<const double> qpos_in;
-  bool poses_given = false;  // d's poses are already forward_kinematics<double> of qpos_in (collision)
   // out
   DataView d;  // xpos, xquat, xmat, xipos, xanchor, xaxis, cinert, cdof
   const int* status = nullptr;  // per world: a skipped world (kStatusSkipped) is not computed
@@ -29,7 +30,7 @@ struct KinematicsKernel {
   template <class Team>
   SAP_HD void operator()(int w, Team& team) const {
     if (status && (status[w] & kStatusSkipped)) return;  // the whole team: uniform
-    if (!poses_given) {
+    if (!kPosesGiven) {
       forward_kinematics<double>(team, m, qpos_in(w), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w),
                                  d.xaxis(w));
       team.sync();
@@ -243,7 +244,8 @@ struct FreeMotionKernel {
     // it contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s
     // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
     // outside its limit, tests/test_initial_limits.cpp). The explicit v* of pass 0 is F(v_n), so
-    // with delta_0 = max |v*_0 - v_n| and delta_k = max |v*_k - v*_{k-1}| of pass k >= 1,
+    // with delta_0 = max |v*_0 - v_n| (taken in pass 1, from its vbar) and delta_k =
+    // max |v*_k - v*_{k-1}| of pass k >= 1,
     // delta_k / delta_{k-1} bounds F's Lipschitz factor from below from the first pass on: a pass
     // that moves more than half as much as the one before (and more than 1e-3 (1 + max |v*|), so
     // never at rounding level) contracts too slowly to trust, and the step takes the explicit v*
@@ -264,21 +266,22 @@ struct FreeMotionKernel {
       for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
       team.sync();
       cholesky_solve<S>(team, L, x, nv, ld, dw.chol_first(w));
-      double delta = 0, vmax = 0;
+      double delta = 0, delta0 = 0, vmax = 0;
       for (int i = team.rank(); i < nv; i += team.size()) {
         const double v_new = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
-        // v*_{k-1} = 2 vbar - v for k >= 1; pass 0 moves from v_n
-        delta = max_(delta, abs_(v_new - (pass > 0 ? 2.0 * v_star[i] - qvel[i] : qvel[i])));
+        const double v_prev = 2.0 * v_star[i] - qvel[i];  // v*_{k-1} = 2 vbar - v (k >= 1)
+        delta = max_(delta, abs_(v_new - v_prev));
+        delta0 = max_(delta0, abs_(v_prev - qvel[i]));  // at pass 1: |v*_0 - v_n|
         vmax = max_(vmax, abs_(v_new));
         v_star[i] = v_new;
       }
       if (pass == 0 || explicit_fallback) {
-        if (pass == 0 && coriolis_passes > 0) delta_prev = team.reduce_max(delta);  // delta_0
         team.sync();
         if (explicit_fallback) break;
         continue;
       }
       delta = team.reduce_max(delta);
+      if (pass == 1) delta_prev = team.reduce_max(delta0);
       vmax = team.reduce_max(vmax);
       if (delta > 0.5 * delta_prev && delta > 1e-3 * (1.0 + vmax)) {
         explicit_fallback = true;  // one more pass, with the bias at v_n

@@ -27,8 +27,10 @@ class SolverLaunchImpl final : public SolverLaunch {
 
   void kinematics(Precision p, bool poses_given, int nworld, const ModelView& m, Slab<const double> qpos,
                   const DataView& d, const int* status) override {
-    if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, poses_given, d, status});
-    else run_teams(nworld, KinematicsKernel<double>{m, qpos, poses_given, d, status});
+    if (p == Precision::F32 && poses_given) run_teams(nworld, KinematicsKernel<float, true>{m, qpos, d, status});
+    else if (p == Precision::F32) run_teams(nworld, KinematicsKernel<float>{m, qpos, d, status});
+    else if (poses_given) run_teams(nworld, KinematicsKernel<double, true>{m, qpos, d, status});
+    else run_teams(nworld, KinematicsKernel<double>{m, qpos, d, status});
   }
 
   void actuation(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
