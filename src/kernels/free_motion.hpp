@@ -245,12 +245,11 @@ struct FreeMotionKernel {
     // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
     // outside its limit, tests/test_initial_limits.cpp). The explicit v* of pass 0 is F(v_n), so
     // with delta_0 = max |v*_0 - v_n| (taken in pass 1, from its vbar) and delta_k =
-    // max |v*_k - v*_{k-1}| of pass k >= 1,
-    // delta_k / delta_{k-1} bounds F's Lipschitz factor from below from the first pass on: a pass
-    // that moves more than half as much as the one before (and more than 1e-3 (1 + max |v*|), so
-    // never at rounding level) contracts too slowly to trust, and the step takes the explicit v*
-    // instead (pass 0 again: Drake's Coriolis at v_n). At ordinary speeds the factor is
-    // ~h |v| << 1/2.
+    // max |v*_k - v*_{k-1}| of pass k >= 1, delta_k / delta_{k-1} bounds F's Lipschitz factor
+    // from below from the first pass on: a pass that moves more than half as much as the one
+    // before (and more than 1e-3 (1 + max |v*|), so never at rounding level) contracts too slowly
+    // to trust, and the step takes the explicit v* instead (pass 0 again: Drake's Coriolis at
+    // v_n). At ordinary speeds the factor is ~h |v| << 1/2.
     double delta_prev = 0;
     bool explicit_fallback = false;
     for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
