@@ -187,24 +187,28 @@ SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
 }
 
 // Solves L L^T x = b in place (x holds b on entry) with the factor's envelope `first`.
-// A single member uses the row forms (contiguous dot products and axpys on rows of L).
-// A team of several lanes eliminates column by column with lane = row (rows rank, rank + size,
+// One lane (the CPU, one_lane_team) uses the row forms (contiguous dot products and axpys on
+// rows of L) and multiplies by each pivot's reciprocal.
+// A team of lanes eliminates column by column with lane = row (rows rank, rank + size,
 // ...): x[i] is read and written only by its row's owner, and the solved entry x[j] goes from
 // its owner to every lane by a broadcast (a shuffle in one warp), so there is no sync inside
-// the solve, only one at the end that publishes x. The backward sweep updates each x[i] in the
-// one-lane order (bitwise equal given the same y); the forward sweep subtracts the terms
-// L[i][p] y[p] one by one in p order where one lane sums them with four interleaved partial
-// sums (dot_range), so y differs from the one-lane y by rounding only: each is the exact
-// solution of (L + dL) y = b with |dL| <= gamma_n |L| entrywise (any summation order; gamma_n =
-// n u / (1 - n u)), so |y_team - y_one| <= 2 gamma_n |L^-1| |L| |y| to first order.
+// the solve, only one at the end that publishes x. It divides by the pivots, and its forward
+// sweep subtracts the terms L[i][p] y[p] one by one in p order where one lane sums them with
+// four interleaved partial sums (dot_range), so its solution differs from one lane's by
+// rounding only: each is the exact solution of (L + dL) y = b with |dL| <= gamma_n |L|
+// entrywise (any summation order; gamma_n = n u / (1 - n u); a reciprocal adds one rounding
+// per pivot), so |y_team - y_one| <= 2 gamma_n |L^-1| |L| |y| to first order.
 template <class S, class Team>
 SAP_HD void cholesky_solve(Team& team, const S* l, S* x, int n, int ld, const int* first) {
   const int rank = team.rank(), size = team.size();
-  if (size == 1) {
+  if constexpr (one_lane_team<Team>()) {
+    // Times the pivot's reciprocal rather than over the pivot: the reciprocal depends on L only,
+    // so it is formed off the chain x[i] -> x[i+1] that the divisions lay on (each solve is
+    // a chain of 2n dependent steps); another rounding than a team's division.
     for (int i = 0; i < n; ++i)  // forward: L y = b
-      x[i] = (x[i] - dot_range(l + i * ld, x, first[i], i)) / l[i * ld + i];
+      x[i] = (x[i] - dot_range(l + i * ld, x, first[i], i)) * (S(1) / l[i * ld + i]);
     for (int i = n - 1; i >= 0; --i) {  // backward: L^T x = y
-      const S xi = x[i] / l[i * ld + i];
+      const S xi = x[i] * (S(1) / l[i * ld + i]);
       x[i] = xi;
       const S* li = l + i * ld;
       for (int p = first[i]; p < i; ++p) x[p] -= li[p] * xi;

@@ -148,11 +148,36 @@ struct SapSolveKernel {
   // the same bits as the dense one for a finite x (37-53 % fewer terms on the humanoid, the G1
   // and the Panda). One loop for both forms (a column list or all columns): two loops cost the
   // Newton kernels 1-2 GPU registers.
+  //   One lane (the CPU): each row's terms in four interleaved partial sums (term k into sum k
+  // mod 4, then (s0 + s1) + (s2 + s3)): a row is one serial chain of additions otherwise, and
+  // the product waited on it (~4 % of a humanoid's fall). Another rounding than a team's
+  // single sum per lane, as the teams' reductions already are (tests/test_emulated_scenes.cpp).
   template <class Team>
   SAP_HD void mul_A(int w, Team& team, const double* x, double* out) const {
     const int nv = m.nv, ld = m.nv_pad;
     auto rows_of = [&](const auto* A) {  // A's storage type outside the loops (fp32: DataLayout::A_fp32)
       const int* colind = m.nA_colind > 0 ? m.A_colind : nullptr;  // null: dense rows
+      if constexpr (one_lane_team<Team>()) {
+        for (int i = 0; i < nv; ++i) {
+          const int k0 = colind ? m.A_rowadr[i] : 0, k1 = colind ? m.A_rowadr[i + 1] : nv;
+          const auto* Ai = A + i * ld;
+          auto term = [&](int k) {
+            const int j = colind ? colind[k] : k;
+            return So(Ai[j]) * So(x[j]);
+          };
+          So s0 = So(0), s1 = So(0), s2 = So(0), s3 = So(0);
+          int k = k0;
+          for (; k + 4 <= k1; k += 4) {
+            s0 += term(k);
+            s1 += term(k + 1);
+            s2 += term(k + 2);
+            s3 += term(k + 3);
+          }
+          for (; k < k1; ++k) s0 += term(k);
+          out[i] = double((s0 + s1) + (s2 + s3));
+        }
+        return;
+      }
       for (int i = team.rank(); i < nv; i += team.size()) {
         const int k0 = colind ? m.A_rowadr[i] : 0, k1 = colind ? m.A_rowadr[i + 1] : nv;
         const auto* Ai = A + i * ld;
@@ -287,15 +312,36 @@ struct SapSolveKernel {
     return true;
   }
 
+  // Team sum of term(i) over the dofs. One lane (the CPU): four interleaved partial sums (dof
+  // i into sum i mod 4, then (s0 + s1) + (s2 + s3)) rather than one serial chain of nv
+  // additions; a team: a sum per lane, then the team's reduction.
+  template <class Team, class Term>
+  SAP_HD So sum_nv(Team& team, Term&& term) const {
+    if constexpr (one_lane_team<Team>()) {
+      So s0 = So(0), s1 = So(0), s2 = So(0), s3 = So(0);
+      int i = 0;
+      for (; i + 4 <= m.nv; i += 4) {
+        s0 += term(i);
+        s1 += term(i + 1);
+        s2 += term(i + 2);
+        s3 += term(i + 3);
+      }
+      for (; i < m.nv; ++i) s0 += term(i);
+      return (s0 + s1) + (s2 + s3);
+    } else {
+      So acc = So(0);
+      for (int i = team.rank(); i < m.nv; i += team.size()) acc += term(i);
+      return team.reduce_sum(acc);
+    }
+  }
+
   // Team dot product of two nv vectors, optionally weighted by diag(A)^-1 (for D-norms).
   template <class Team>
   SAP_HD So dot_nv(int w, Team& team, const double* a, const double* b, bool scaled) const {
-    So acc = So(0);
-    for (int i = team.rank(); i < m.nv; i += team.size()) {
+    return sum_nv(team, [&](int i) {
       const So t = So(a[i]) * So(b[i]);
-      acc += scaled ? t / So(d.A_values(w)[i * m.nv_pad + i]) : t;
-    }
-    return team.reduce_sum(acc);
+      return scaled ? t / So(d.A_values(w)[i * m.nv_pad + i]) : t;
+    });
   }
 
   // The Newton loop, in phases that the fused kernel (operator()) runs back to back and the
@@ -366,12 +412,10 @@ struct SapSolveKernel {
     team.sync();
     // Optimality in sqrt(J) units: r = |D g|, s = max(|D A v|, |D J^T gamma|).
     const So r = sqrt_(dot_nv(w, team, s.grad(w), s.grad(w), true));
-    So av2 = So(0);
-    for (int i = team.rank(); i < nv; i += team.size()) {
+    const So av2 = sum_nv(team, [&](int i) {
       const So av = So(s.Au(w)[i]) + So(s.Avstar(w)[i]);
-      av2 += av * av / So(d.A_values(w)[i * m.nv_pad + i]);
-    }
-    av2 = team.reduce_sum(av2);
+      return av * av / So(d.A_values(w)[i * m.nv_pad + i]);
+    });
     const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
     const So scale = sqrt_(max_(av2, jg2));
     const So threshold = So(p.config.abs_tol) + So(p.config.rel_tol) * scale;

@@ -77,4 +77,21 @@ struct ScalarTraits<double> {
 
 constexpr double kPi = 3.14159265358979323846;
 
+// Whether a team type has one lane at compile time (it declares `static constexpr bool kOneLane
+// = true`: the CPU's CpuTeam). Code for one lane only (`if constexpr (one_lane_team<Team>())`:
+// independent partial sums where a lane has no neighbours to share the work with) is then not
+// compiled into the GPU's kernels at all, so it costs them no register.
+template <class Team>
+constexpr bool one_lane_team_(decltype(Team::kOneLane)*) {
+  return Team::kOneLane;
+}
+template <class Team>
+constexpr bool one_lane_team_(...) {
+  return false;
+}
+template <class Team>
+constexpr bool one_lane_team() {
+  return one_lane_team_<Team>(nullptr);
+}
+
 }  // namespace sap

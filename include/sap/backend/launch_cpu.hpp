@@ -13,6 +13,7 @@ namespace sap {
 
 class CpuTeam {
  public:
+  static constexpr bool kOneLane = true;  // one_lane_team<CpuTeam>() (sap/backend/hd.hpp)
   CpuTeam(char* shmem) : shmem_(shmem) {}
   int rank() const { return 0; }
   int size() const { return 1; }
