@@ -262,6 +262,9 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
   int count = 0, dropped = 0, rank = 0;
   for (int base = 0; base < pairs.npair; base += width) {
     const int p = base + lane;
+    if constexpr (one_lane_team<Team>()) {  // a pruned pair adds nothing: straight to the next one
+      if (!bounds_overlap(m, pairs, p, pairs.geom0[p], pairs.geom1[p], gpos, gmat, S(pairs.margin[p]))) continue;
+    }
     ContactGeom<S> found[kMaxPairContacts];
     int n = 0;
     if (lane < width && p < pairs.npair) {
