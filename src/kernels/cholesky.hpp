@@ -34,8 +34,26 @@ SAP_HD void cholesky_load_reversed(Team& team, const T* src, S* dst, int n, int 
   team.sync();
 }
 
+// sum_{p0 <= p < p1} term(p) in four interleaved partial sums (term p0 + 4k + c into sum c,
+// the remainder into sum 0, then (s0 + s1) + (s2 + s3)): dot_range's order for any term. Four
+// independent chains of additions where one sum would wait on each term's predecessor.
+template <class S, class Term>
+SAP_HDI S interleaved_sum(int p0, int p1, Term&& term) {
+  S s0 = S(0), s1 = S(0), s2 = S(0), s3 = S(0);
+  int p = p0;
+  for (; p + 4 <= p1; p += 4) {
+    s0 += term(p);
+    s1 += term(p + 1);
+    s2 += term(p + 2);
+    s3 += term(p + 3);
+  }
+  for (; p < p1; ++p) s0 += term(p);
+  return (s0 + s1) + (s2 + s3);
+}
+
 // sum_{p0 <= p < p1} x[p] y[p] with four interleaved partial sums: a fixed summation order
 // (identical on every backend and thread count) whose independent chains vectorise.
+// The same order as interleaved_sum, kept written out: the kernel report measured this form.
 template <class S>
 SAP_HDI S dot_range(const S* x, const S* y, int p0, int p1) {
   S s0 = S(0), s1 = S(0), s2 = S(0), s3 = S(0);

@@ -148,8 +148,8 @@ struct SapSolveKernel {
   // the same bits as the dense one for a finite x (37-53 % fewer terms on the humanoid, the G1
   // and the Panda). One loop for both forms (a column list or all columns): two loops cost the
   // Newton kernels 1-2 GPU registers.
-  //   One lane (the CPU): each row's terms in four interleaved partial sums (term k into sum k
-  // mod 4, then (s0 + s1) + (s2 + s3)): a row is one serial chain of additions otherwise, and
+  //   One lane (the CPU): each row's terms in four interleaved partial sums (interleaved_sum,
+  // kernels/cholesky.hpp): a row is one serial chain of additions otherwise, and
   // the product waited on it (~4 % of a humanoid's fall). Another rounding than a team's
   // single sum per lane, as the teams' reductions already are (tests/test_emulated_scenes.cpp).
   template <class Team>
@@ -161,20 +161,10 @@ struct SapSolveKernel {
         for (int i = 0; i < nv; ++i) {
           const int k0 = colind ? m.A_rowadr[i] : 0, k1 = colind ? m.A_rowadr[i + 1] : nv;
           const auto* Ai = A + i * ld;
-          auto term = [&](int k) {
+          out[i] = double(interleaved_sum<So>(k0, k1, [&](int k) {
             const int j = colind ? colind[k] : k;
             return So(Ai[j]) * So(x[j]);
-          };
-          So s0 = So(0), s1 = So(0), s2 = So(0), s3 = So(0);
-          int k = k0;
-          for (; k + 4 <= k1; k += 4) {
-            s0 += term(k);
-            s1 += term(k + 1);
-            s2 += term(k + 2);
-            s3 += term(k + 3);
-          }
-          for (; k < k1; ++k) s0 += term(k);
-          out[i] = double((s0 + s1) + (s2 + s3));
+          }));
         }
         return;
       }
@@ -312,22 +302,13 @@ struct SapSolveKernel {
     return true;
   }
 
-  // Team sum of term(i) over the dofs. One lane (the CPU): four interleaved partial sums (dof
-  // i into sum i mod 4, then (s0 + s1) + (s2 + s3)) rather than one serial chain of nv
-  // additions; a team: a sum per lane, then the team's reduction.
+  // Team sum of term(i) over the dofs. One lane (the CPU): four interleaved partial sums
+  // (interleaved_sum) rather than one serial chain of nv additions; a team: a sum per lane,
+  // then the team's reduction.
   template <class Team, class Term>
   SAP_HD So sum_nv(Team& team, Term&& term) const {
     if constexpr (one_lane_team<Team>()) {
-      So s0 = So(0), s1 = So(0), s2 = So(0), s3 = So(0);
-      int i = 0;
-      for (; i + 4 <= m.nv; i += 4) {
-        s0 += term(i);
-        s1 += term(i + 1);
-        s2 += term(i + 2);
-        s3 += term(i + 3);
-      }
-      for (; i < m.nv; ++i) s0 += term(i);
-      return (s0 + s1) + (s2 + s3);
+      return interleaved_sum<So>(0, m.nv, term);
     } else {
       So acc = So(0);
       for (int i = team.rank(); i < m.nv; i += team.size()) acc += term(i);
