@@ -270,7 +270,8 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
     if (lane < width && p < pairs.npair) {
       const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
       const S margin = S(pairs.margin[p]);
-      if (bounds_overlap(m, pairs, p, g0, g1, gpos, gmat, margin)) {
+      // One lane reaches here only past the prune above: not tested twice.
+      if (one_lane_team<Team>() || bounds_overlap(m, pairs, p, g0, g1, gpos, gmat, margin)) {
         const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
         const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
         n = collide_ordered<S, kConvexSolvers>(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
