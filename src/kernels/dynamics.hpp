@@ -14,8 +14,10 @@ namespace sap {
 
 // The tree passes below keep their per-body and per-dof scratch (crb, cvel, cdof_dot, cacc, cfrc)
 // in a storage type T of the caller's choice: fp64 arrays of Data, or S itself (the free motion's
-// working set), where fp32 values in fp32 storage load and store without a conversion. The
-// values are those of S either way (an fp32 value is exact in fp64).
+// working set), where fp32 values in fp32 storage load and store without a conversion. They read
+// cdof in a storage type C of its own: Data's fp64 array, or the fp32 free motion's fp32 copy on
+// one lane (FreeMotionKernel::copies_cdof). The values are those of S either way (an fp32 value
+// is exact in fp64).
 
 // Composite inertias crb[b] = sum of cinert over the subtree of b (all about the tree's P):
 // a copy strided over the lanes, then the leaves-to-root gather a level at a time. The caller
@@ -38,8 +40,8 @@ SAP_HD void composite_inertias(const ModelView& m, const double* cinert, T* crb_
 // Row i of the mass matrix (entries on the dof's ancestor chain):
 //   M[i][j] = cdof_j . (crb[body(i)] cdof_i)  for j on the path from i to the root,
 // plus armature on the diagonal. M is symmetric; both triangles are written (ld = nv_pad).
-template <class S, class Out, class T>
-SAP_HD void mass_matrix_row(const ModelView& m, const double* cdof, const T* crb, int i, Out* M) {
+template <class S, class Out, class T, class C>
+SAP_HD void mass_matrix_row(const ModelView& m, const C* cdof, const T* crb, int i, Out* M) {
   const int ld = m.nv_pad;
   for (int j = 0; j < m.nv; ++j) M[i * ld + j] = Out(0);
   const Vec6<S> F = SpatialInertia<S>::load(crb + 10 * m.dof_bodyid[i]) * Vec6<S>::load(cdof + 6 * i);
@@ -67,8 +69,8 @@ SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, Out* M) {
 // sum cdof qvel; cdof_dot = cvel x cdof using the velocity before the joint (for free joints
 // the translation part is added first and its own cdof_dot is zero: world axes are fixed).
 // One body, its parent's cvel computed.
-template <class S, class T>
-SAP_HD void body_velocity(const ModelView& m, const double* qvel, const double* cdof, int b, T* cvel_out,
+template <class S, class T, class C>
+SAP_HD void body_velocity(const ModelView& m, const double* qvel, const C* cdof, int b, T* cvel_out,
                           T* cdof_dot_out) {
   Vec6<S> v = Vec6<S>::load(cvel_out + 6 * m.body_parentid[b]);
   const int d0 = m.body_dofadr[b];
@@ -100,8 +102,8 @@ SAP_HD void body_velocity(const ModelView& m, const double* qvel, const double* 
 }
 
 // All bodies, level-parallel over the team. The caller syncs afterwards.
-template <class S, class Team, class T>
-SAP_HD void body_velocities(Team& team, const ModelView& m, const double* qvel, const double* cdof, T* cvel_out,
+template <class S, class Team, class T, class C>
+SAP_HD void body_velocities(Team& team, const ModelView& m, const double* qvel, const C* cdof, T* cvel_out,
                             T* cdof_dot_out) {
   if (team.rank() == 0) Vec6<S>::zero().store(cvel_out);  // one-lane: the world's zero velocity
   for_each_level_down(team, m, [&](int b) { body_velocity<S>(m, qvel, cdof, b, cvel_out, cdof_dot_out); });
@@ -119,8 +121,8 @@ SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double
 // of the world. Forward pass (cacc, cfrc) root to leaves and backward pass (cfrc summed over
 // subtrees) leaves to root, each level-parallel; the projection on the dofs strided over the
 // lanes. The caller syncs afterwards.
-template <class S, class Team, class T>
-SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, const double* cdof, const T* cdof_dot,
+template <class S, class Team, class T, class C>
+SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, const C* cdof, const T* cdof_dot,
                         const double* cinert, const T* cvel, T* cacc, T* cfrc, double* bias_out,
                         const double* qacc = nullptr) {
   if (team.rank() == 0)  // one-lane: the world's acceleration (gravity)

@@ -52,10 +52,11 @@ struct KinematicsKernel {
 // world after world, instead of per-world arrays (docs/gpu.md, "working set on chip").
 struct FreeMotionOnChip {
   long long cdof_dot = 0, crb = 0, cvel = 0, cacc = 0, cfrc = 0, qfrc_bias = 0, qfrc_spring = 0, scratch_nv = 0;
-  long long chol = 0, first = 0, doubles = 0;
+  long long chol = 0, first = 0, cdof = 0, doubles = 0;
   // f32: the free motion is fp32 (free_motion_solve_precision): the tree-pass scratch and the
-  // factor hold two entries per double.
-  SAP_HDI static FreeMotionOnChip layout(int nv, int nbody, int ld, bool f32) {
+  // factor hold two entries per double. cdof_copy: a copy of cdof in S after the rest
+  // (FreeMotionKernel::copies_cdof: fp32 on one lane only, so the GPU's bytes are unchanged).
+  SAP_HDI static FreeMotionOnChip layout(int nv, int nbody, int ld, bool f32, bool cdof_copy = false) {
     FreeMotionOnChip o;
     long long at = 0;
     auto take = [&at](long long& off, long long n) {
@@ -74,6 +75,7 @@ struct FreeMotionOnChip {
     const long long nchol = static_cast<long long>(ld) * (ld + 1);
     take_scalars(o.chol, nchol);
     take(o.first, (ld + 1) / 2);
+    if (cdof_copy) take_scalars(o.cdof, 6LL * nv);
     o.doubles = at;
     return o;
   }
@@ -105,13 +107,24 @@ struct FreeMotionKernel {
     S *cdof_dot, *crb, *cvel, *cacc, *cfrc;
   };
 
+  // One lane (the CPU) with the working set on chip: the fp32 tree passes read a copy of cdof
+  // in fp32 storage, made once per world-step (FreeMotionOnChip::cdof), where d's cdof holds
+  // the same fp32 values in fp64 storage for the later stages and each of its ~10 loads per dof
+  // and pass converts. The same values. Not in a GPU team: the copy's pointer cost the fused
+  // free-motion kernel 14 registers (126, 18 -> 16 warps/SM), so a team reads d's cdof.
+  template <class Team>
+  SAP_HDI static constexpr bool copies_cdof() {
+    return sizeof(S) < sizeof(double) && one_lane_team<Team>();
+  }
+
   // d with the scratch and factor slabs pointing into the team's shared memory when on_chip
   // (stride 0: every world of the team's launch slot uses the same bytes).
   template <class Team>
   SAP_HD DataView working_set(Team& team) const {
     DataView v = d;
     if (!on_chip) return v;
-    const FreeMotionOnChip o = FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, sizeof(S) == 4);
+    const FreeMotionOnChip o =
+        FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, sizeof(S) == 4, copies_cdof<Team>());
     double* base = reinterpret_cast<double*>(team.shared_mem());
     v.cdof_dot = {base + o.cdof_dot, 0};
     v.crb = {base + o.crb, 0};
@@ -136,10 +149,10 @@ struct FreeMotionKernel {
   // M (rows in parallel, then symmetrised) and A = M + h D, plus the fixed tendons' armature
   // and damping (a + h b) J_t^T J_t and the spatial tendons' (stage 1b's ten_A), in storage T
   // (M and A may share it: A[ij] is computed from M[ij] only).
-  template <class Team, class T>
-  SAP_HD void assemble_A(int w, Team& team, const S* crb, T* M, T* A) const {
+  template <class Team, class C, class T>
+  SAP_HD void assemble_A(int w, Team& team, const C* cdof, const S* crb, T* M, T* A) const {
     const int nv = m.nv, ld = m.nv_pad;
-    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, d.cdof(w), crb, i, M);
+    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, cdof, crb, i, M);
     team.sync();
     for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     team.sync();
@@ -179,16 +192,33 @@ struct FreeMotionKernel {
     // A skipped world is not computed (the whole team returns: uniform). Every lane reads the
     // status here, long before rank 0 ORs its bits in below (barriers in between).
     if (status[w] & kStatusSkipped) return;
-    const int nv = m.nv, ld = m.nv_pad;
     const DataView dw = working_set(team);
+    if constexpr (copies_cdof<Team>()) {
+      if (on_chip) {
+        const FreeMotionOnChip o = FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, true, true);
+        S* copy = reinterpret_cast<S*>(reinterpret_cast<double*>(team.shared_mem()) + o.cdof);
+        const double* cdof = d.cdof(w);
+        for (int k = 0; k < 6 * m.nv; ++k) copy[k] = S(cdof[k]);
+        world_step(w, team, dw, static_cast<const S*>(copy));
+        return;
+      }
+    }
+    world_step(w, team, dw, d.cdof(w));
+  }
+
+  // The free motion of world w, with the working set dw and cdof in its storage C (d's, or the
+  // one-lane copy).
+  template <class Team, class C>
+  SAP_HD void world_step(int w, Team& team, const DataView& dw, const C* cdof) const {
+    const int nv = m.nv, ld = m.nv_pad;
     const TreeScratch t = tree_scratch(dw, w);
     const double* qvel = state_in.qvel(w);
     double* k0 = dw.scratch_nv(w);  // explicit forces without the bias
     double* v_star = d.v_star(w);
     // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
     // levels), the per-dof terms strided over the lanes.
-    body_velocities<S>(team, m, qvel, d.cdof(w), t.cvel, t.cdof_dot);
-    bias_forces<S>(team, m, qvel, d.cdof(w), t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
+    body_velocities<S>(team, m, qvel, cdof, t.cvel, t.cdof_dot);
+    bias_forces<S>(team, m, qvel, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
     composite_inertias<S>(team, m, d.cinert(w), t.crb);
     spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
     team.sync();
@@ -233,10 +263,10 @@ struct FreeMotionKernel {
     S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
     if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
-      assemble_A(w, team, t.crb, d.A32(w), d.A32(w));
+      assemble_A(w, team, cdof, t.crb, d.A32(w), d.A32(w));
       cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
     } else {
-      assemble_A(w, team, t.crb, d.M(w), d.A(w));
+      assemble_A(w, team, cdof, t.crb, d.M(w), d.A(w));
       cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
     const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
@@ -258,8 +288,8 @@ struct FreeMotionKernel {
         for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
         team.sync();
         const double* v_bias = explicit_fallback ? qvel : v_star;
-        body_velocities<S>(team, m, v_bias, d.cdof(w), t.cvel, t.cdof_dot);
-        bias_forces<S>(team, m, v_bias, d.cdof(w), t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
+        body_velocities<S>(team, m, v_bias, cdof, t.cvel, t.cdof_dot);
+        bias_forces<S>(team, m, v_bias, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
       }
       team.sync();
       for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);

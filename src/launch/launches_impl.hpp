@@ -42,7 +42,9 @@ class SolverLaunchImpl final : public SolverLaunch {
   void free_motion(Precision p, int nworld, const ModelView& m, ConstStateView in, ControlView control,
                    const DataView& d, double h, int coriolis_passes, int* status) override {
     const bool f32 = p == Precision::F32, on_chip = free_motion_on_chip;
-    const std::size_t bytes = on_chip ? shared_bytes(FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, f32)) : 0;
+    const std::size_t bytes =
+        on_chip ? shared_bytes(FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, f32, f32 && one_lane_exec<Exec>()))
+                : 0;
     if (f32) run_teams(nworld, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status, on_chip}, bytes);
     else run_teams(nworld, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status, on_chip}, bytes);
   }
