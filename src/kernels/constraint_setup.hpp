@@ -30,6 +30,12 @@ SAP_HDI int body_last_dof(const ModelView& m, int b) {
   return b > 0 ? m.body_dofadr[b] + m.body_dofnum[b] - 1 : -1;
 }
 
+// The weld-group caches of setup_contact (kernels/contact_rows.hpp).
+template <class S>
+struct WeldGroupCache;
+template <class S>
+struct NoWeldGroupCache;
+
 // kAngular: the model has contact pairs of condim 4 or 6 (SolveSizes::nacon > 0); only then does
 // the kernel set up their angular rows (setup_contact_angular). A separate instantiation, so
 // that the kernel of every other model carries none of that code (on CUDA even an untaken path
@@ -62,7 +68,13 @@ struct ConstraintSetupKernel {
       stats(w)[kStatTruncatedContacts] = contacts.capacity > 0 ? contacts.dropped[w] : 0;
     }
     int bad = 0;
-    for (int c = team.rank(); c < ncon; c += team.size()) bad += setup_contact(w, c) ? 0 : 1;
+    if constexpr (one_lane_team<Team>()) {
+      WeldGroupCache<Sw> groups;
+      for (int c = 0; c < ncon; ++c) bad += setup_contact(w, c, groups) ? 0 : 1;
+    } else {
+      NoWeldGroupCache<Sw> groups;
+      for (int c = team.rank(); c < ncon; c += team.size()) bad += setup_contact(w, c, groups) ? 0 : 1;
+    }
     setup_limits(w, team);
     setup_pd(w, team);
     if (team.rank() == 0) setup_holonomic(w);  // one-lane: holonomic rows (serial over tendons, equalities)
@@ -80,7 +92,9 @@ struct ConstraintSetupKernel {
   };
 
   // Contact rows (kernels/contact_rows.hpp): frame, Jacobian, weight, regularisation.
-  SAP_HD bool setup_contact(int w, int c) const;
+  // Groups: WeldGroupCache (one lane) or NoWeldGroupCache (kernels/contact_rows.hpp).
+  template <class Groups>
+  SAP_HD bool setup_contact(int w, int c, Groups& groups) const;
   SAP_HD bool setup_hunt_crossley(int w, int c, double k, double phi, double weight) const;
   SAP_HD void setup_contact_angular(int w, int c) const;
   template <class S>

@@ -34,19 +34,32 @@ SAP_HDI int body_weld_root(const ModelView& m, int b) {
 // no dof, so the contact moves the group, not the link: a URDF link of 1 mg (a frame, a sensor,
 // the "base" of ANYmal with inertia 1e-6 (1 1 1; 1 1 1; 1 1 1), rank 1) welded to a heavy one
 // has the heavy one's mobility, and splitting a rigid body into welded links changes nothing.
-// Returns 0 for a massless group, and -1 when the group has mass but no usable inverse inertia:
+// 0 for a massless group, and -1 when the group has mass but no usable inverse inertia:
 // det I_G <= 1000 eps (tr I_G)^3 (eps the machine epsilon of S; a 3x3 determinant by cofactors
 // carries an absolute error of a few eps (tr I)^3, so below that I_G^-1 has no correct digit),
 // e.g. a point mass or a rod of zero inertia about its axis alone on its joint. The free-body
 // mobility of such a group is unbounded (its rotation is held only by the joints), and the
 // caller weighs the contact by diag_delassus instead, which uses the joints.
-// Returns the sum over the three columns c (t1, t2, n) of frame, the contact frame (row-major 3x3),
-// read from memory where used, as is x (x_point), to keep them out of registers meanwhile.
+// In two parts: the group's M, o and I^-1 (weld_group_inertia, per group and world-step), then
+// the sum over the three columns c (t1, t2, n) of the contact frame (weld_group_mobility).
+
+// A weld group's mass, com and inverse rotational inertia; `usable` 1, or the mobility itself
+// when the group has none (0 massless, -1 no usable inverse inertia).
+template <class S>
+struct WeldGroupInertia {
+  int root = -1;  // the group (body_weld_root); -1: none yet
+  int usable = 0;
+  S mass = S(0);
+  Vec3<S> com = Vec3<S>::zero();
+  Mat3<S> inertia_inv = Mat3<S>::zero();
+};
+
 // body_mass, body_inertia: world w's rows (WorldModelView::body_mass_of, body_inertia_of).
 template <class S>
-SAP_HD S body_mobility(const ModelView& m, const double* body_mass, const double* body_inertia, const ConstDataView& d,
-                       int w, int b, const double* x_point, const double* frame) {
-  const int root = body_weld_root(m, b);
+SAP_HD WeldGroupInertia<S> weld_group_inertia(const ModelView& m, const double* body_mass,
+                                              const double* body_inertia, const ConstDataView& d, int w, int root) {
+  WeldGroupInertia<S> g;
+  g.root = root;
   S mass = S(0);
   Vec3<S> first_moment = Vec3<S>::zero();
   // Parents precede children (Model::validate), so the group's bodies are root..nbody-1.
@@ -56,7 +69,7 @@ SAP_HD S body_mobility(const ModelView& m, const double* body_mass, const double
     mass += mj;
     first_moment += mj * Vec3<S>::load(d.xipos(w) + 3 * j);
   }
-  if (!(mass > S(0))) return S(0);
+  if (!(mass > S(0))) return g;  // usable 0: a massless group
   const Vec3<S> com = (S(1) / mass) * first_moment;
   Mat3<S> inertia = Mat3<S>::zero();
   for (int j = root; j < m.nbody; ++j) {
@@ -73,20 +86,56 @@ SAP_HD S body_mobility(const ModelView& m, const double* body_mass, const double
   }
   const S eps = sizeof(S) == sizeof(float) ? S(1.1920928955078125e-07) : S(2.220446049250313e-16);
   const S trace = inertia(0, 0) + inertia(1, 1) + inertia(2, 2);
-  if (!(determinant(inertia) > S(1000) * eps * trace * trace * trace)) return S(-1);
-  const Mat3<S> Iinv = inverse(inertia);
-  const Vec3<S> arm = Vec3<S>::load(x_point) - com;
+  if (!(determinant(inertia) > S(1000) * eps * trace * trace * trace)) {
+    g.usable = -1;
+    return g;
+  }
+  g.usable = 1;
+  g.mass = mass;
+  g.com = com;
+  g.inertia_inv = inverse(inertia);
+  return g;
+}
+
+// The group's mobility summed over the columns of frame, the contact frame (row-major 3x3),
+// at x (x_point); both read from memory where used, to keep them out of registers meanwhile.
+template <class S>
+SAP_HD S weld_group_mobility(const WeldGroupInertia<S>& g, const double* x_point, const double* frame) {
+  if (g.usable != 1) return S(g.usable);
+  const Vec3<S> arm = Vec3<S>::load(x_point) - g.com;
   S sum = S(0);
   for (int k = 0; k < 3; ++k) {
     const Vec3<S> r = cross(arm, Vec3<S>{{S(frame[k]), S(frame[3 + k]), S(frame[6 + k])}});
-    sum += S(1) / mass + dot(r, Iinv * r);
+    sum += S(1) / g.mass + dot(r, g.inertia_inv * r);
   }
   return sum;
 }
 
+// The weld groups of the last contact's two bodies (one lane: a world's contacts come in pair
+// order, so a pair's contacts, and those of a body's geoms, follow one another): a group's
+// inertia is formed once per run of contacts on it, not once per contact. The same values.
+template <class S>
+struct WeldGroupCache {
+  WeldGroupInertia<S> side[2];
+  template <class Make>
+  SAP_HDI const WeldGroupInertia<S>& get(int k, int root, const Make& make) {
+    if (side[k].root != root) side[k] = make();
+    return side[k];
+  }
+};
+// A GPU lane's contacts are a team's width apart: each forms its groups (no cache to hold).
+template <class S>
+struct NoWeldGroupCache {
+  template <class Make>
+  SAP_HDI WeldGroupInertia<S> get(int, int, const Make& make) const {
+    return make();
+  }
+};
+
 // Returns false when the contact data is not finite.
 template <class Sw, bool kAngular>
-inline SAP_HD bool ConstraintSetupKernel<Sw, kAngular>::setup_contact(int w, int c) const {
+template <class Groups>
+inline SAP_HD bool ConstraintSetupKernel<Sw, kAngular>::setup_contact(int w, int c, Groups& groups) const {
   using S = double;  // Jacobian and regularisation in the fp64 objective buffers
   const double* nrm = contacts.normal(w) + 3 * c;
   const Vec3<S> n = normalized(Vec3<S>::load(nrm));
@@ -147,8 +196,14 @@ inline SAP_HD bool ConstraintSetupKernel<Sw, kAngular>::setup_contact(int w, int
     const double* frame = s.con_frame(w) + 9 * c;
     const double *mass = world_model.body_mass_of(m, w), *inertia = world_model.body_inertia_of(m, w);
     const double *x0p = contacts.x0(w) + 3 * c, *x1p = contacts.x1(w) + 3 * c;
-    const Sw w0 = body_last_dof(m, b0) >= 0 ? body_mobility<Sw>(m, mass, inertia, d, w, b0, x0p, frame) : Sw(0);
-    const Sw w1 = body_last_dof(m, b1) >= 0 ? body_mobility<Sw>(m, mass, inertia, d, w, b1, x1p, frame) : Sw(0);
+    auto mobility = [&](int k, int b, const double* x) {
+      if (body_last_dof(m, b) < 0) return Sw(0);
+      const int root = body_weld_root(m, b);
+      return weld_group_mobility<Sw>(
+          groups.get(k, root, [&]() { return weld_group_inertia<Sw>(m, mass, inertia, d, w, root); }), x, frame);
+    };
+    const Sw w0 = mobility(0, b0, x0p);
+    const Sw w1 = mobility(1, b1, x1p);
     if (w0 >= Sw(0) && w1 >= Sw(0)) weight = S(max_((w0 + w1) / Sw(3), Sw(1e-12)));
     else delassus = true;  // a group with a singular inertia: body_mobility's comment
   }
