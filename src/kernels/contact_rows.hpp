@@ -43,23 +43,20 @@ SAP_HDI int body_weld_root(const ModelView& m, int b) {
 // In two parts: the group's M, o and I^-1 (weld_group_inertia, per group and world-step), then
 // the sum over the three columns c (t1, t2, n) of the contact frame (weld_group_mobility).
 
-// A weld group's mass, com and inverse rotational inertia; `usable` 1, or the mobility itself
-// when the group has none (0 massless, -1 no usable inverse inertia).
+// A weld group's mass, com and inverse rotational inertia.
 template <class S>
 struct WeldGroupInertia {
-  int root = -1;  // the group (body_weld_root); -1: none yet
-  int usable = 0;
-  S mass = S(0);
-  Vec3<S> com = Vec3<S>::zero();
-  Mat3<S> inertia_inv = Mat3<S>::zero();
+  S mass;
+  Vec3<S> com;
+  Mat3<S> inertia_inv;
 };
 
-// body_mass, body_inertia: world w's rows (WorldModelView::body_mass_of, body_inertia_of).
-template <class S>
-SAP_HD WeldGroupInertia<S> weld_group_inertia(const ModelView& m, const double* body_mass,
-                                              const double* body_inertia, const ConstDataView& d, int w, int root) {
-  WeldGroupInertia<S> g;
-  g.root = root;
+// Forms the group of root (body_weld_root) and returns use(group) when it has a usable inertia,
+// else 0 (massless) or -1 (no usable inverse inertia) without calling use. body_mass,
+// body_inertia: world w's rows (WorldModelView::body_mass_of, body_inertia_of).
+template <class S, class Use>
+SAP_HD S weld_group_inertia(const ModelView& m, const double* body_mass, const double* body_inertia,
+                            const ConstDataView& d, int w, int root, const Use& use) {
   S mass = S(0);
   Vec3<S> first_moment = Vec3<S>::zero();
   // Parents precede children (Model::validate), so the group's bodies are root..nbody-1.
@@ -69,7 +66,7 @@ SAP_HD WeldGroupInertia<S> weld_group_inertia(const ModelView& m, const double* 
     mass += mj;
     first_moment += mj * Vec3<S>::load(d.xipos(w) + 3 * j);
   }
-  if (!(mass > S(0))) return g;  // usable 0: a massless group
+  if (!(mass > S(0))) return S(0);
   const Vec3<S> com = (S(1) / mass) * first_moment;
   Mat3<S> inertia = Mat3<S>::zero();
   for (int j = root; j < m.nbody; ++j) {
@@ -86,22 +83,14 @@ SAP_HD WeldGroupInertia<S> weld_group_inertia(const ModelView& m, const double* 
   }
   const S eps = sizeof(S) == sizeof(float) ? S(1.1920928955078125e-07) : S(2.220446049250313e-16);
   const S trace = inertia(0, 0) + inertia(1, 1) + inertia(2, 2);
-  if (!(determinant(inertia) > S(1000) * eps * trace * trace * trace)) {
-    g.usable = -1;
-    return g;
-  }
-  g.usable = 1;
-  g.mass = mass;
-  g.com = com;
-  g.inertia_inv = inverse(inertia);
-  return g;
+  if (!(determinant(inertia) > S(1000) * eps * trace * trace * trace)) return S(-1);
+  return use(WeldGroupInertia<S>{mass, com, inverse(inertia)});
 }
 
 // The group's mobility summed over the columns of frame, the contact frame (row-major 3x3),
 // at x (x_point); both read from memory where used, to keep them out of registers meanwhile.
 template <class S>
 SAP_HD S weld_group_mobility(const WeldGroupInertia<S>& g, const double* x_point, const double* frame) {
-  if (g.usable != 1) return S(g.usable);
   const Vec3<S> arm = Vec3<S>::load(x_point) - g.com;
   S sum = S(0);
   for (int k = 0; k < 3; ++k) {
@@ -114,21 +103,33 @@ SAP_HD S weld_group_mobility(const WeldGroupInertia<S>& g, const double* x_point
 // The weld groups of the last contact's two bodies (one lane: a world's contacts come in pair
 // order, so a pair's contacts, and those of a body's geoms, follow one another): a group's
 // inertia is formed once per run of contacts on it, not once per contact. The same values.
+// form(use) is weld_group_inertia's call for the group.
 template <class S>
 struct WeldGroupCache {
-  WeldGroupInertia<S> side[2];
-  template <class Make>
-  SAP_HDI const WeldGroupInertia<S>& get(int k, int root, const Make& make) {
-    if (side[k].root != root) side[k] = make();
-    return side[k];
+  struct Side {
+    int root = -1;     // the group held; -1: none yet
+    S formed = S(0);   // weld_group_inertia's value: 1 (usable, in g), 0 or -1
+    WeldGroupInertia<S> g{};
+  } side[2];
+  template <class Form>
+  SAP_HDI S mobility(int k, int root, const Form& form, const double* x_point, const double* frame) {
+    Side& e = side[k];
+    if (e.root != root) {
+      e.root = root;
+      e.formed = form([&](const WeldGroupInertia<S>& g) {
+        e.g = g;
+        return S(1);
+      });
+    }
+    return e.formed == S(1) ? weld_group_mobility(e.g, x_point, frame) : e.formed;
   }
 };
-// A GPU lane's contacts are a team's width apart: each forms its groups (no cache to hold).
+// A GPU lane's contacts are a team's width apart: each forms its groups (nothing to hold).
 template <class S>
 struct NoWeldGroupCache {
-  template <class Make>
-  SAP_HDI WeldGroupInertia<S> get(int, int, const Make& make) const {
-    return make();
+  template <class Form>
+  SAP_HDI S mobility(int, int, const Form& form, const double* x_point, const double* frame) const {
+    return form([&](const WeldGroupInertia<S>& g) { return weld_group_mobility(g, x_point, frame); });
   }
 };
 
@@ -199,8 +200,8 @@ inline SAP_HD bool ConstraintSetupKernel<Sw, kAngular>::setup_contact(int w, int
     auto mobility = [&](int k, int b, const double* x) {
       if (body_last_dof(m, b) < 0) return Sw(0);
       const int root = body_weld_root(m, b);
-      return weld_group_mobility<Sw>(
-          groups.get(k, root, [&]() { return weld_group_inertia<Sw>(m, mass, inertia, d, w, root); }), x, frame);
+      auto form = [&](const auto& use) { return weld_group_inertia<Sw>(m, mass, inertia, d, w, root, use); };
+      return groups.mobility(k, root, form, x, frame);
     };
     const Sw w0 = mobility(0, b0, x0p);
     const Sw w1 = mobility(1, b1, x1p);
