@@ -94,19 +94,11 @@ constexpr bool one_lane_team() {
   return one_lane_team_<Team>(nullptr);
 }
 
-// Whether an executor's teams have one lane (it declares `static constexpr bool kOneLaneTeams =
-// true`: CpuExec): its launches size the teams' shared memory for the one-lane code.
-template <class Exec>
-constexpr bool one_lane_exec_(decltype(Exec::kOneLaneTeams)*) {
-  return Exec::kOneLaneTeams;
-}
-template <class Exec>
-constexpr bool one_lane_exec_(...) {
-  return false;
-}
+// Whether an executor's teams have one lane (it declares `kOneLane` too: CpuExec): its launches
+// size the teams' shared memory for the one-lane code. The same detector as one_lane_team.
 template <class Exec>
 constexpr bool one_lane_exec() {
-  return one_lane_exec_<Exec>(nullptr);
+  return one_lane_team_<Exec>(nullptr);
 }
 
 }  // namespace sap

@@ -46,7 +46,7 @@ class CpuTeam {
 };
 
 struct CpuExec {
-  static constexpr bool kOneLaneTeams = true;  // its teams are CpuTeams (one_lane_exec, sap/backend/hd.hpp)
+  static constexpr bool kOneLane = true;  // its teams are CpuTeams: one_lane_exec<CpuExec>() (sap/backend/hd.hpp)
   ThreadPool* pool = nullptr;
   // Per-slot scratch standing in for CUDA shared memory; grown outside the step loop by
   // reserve_shared(), which the solver calls at construction with its largest request.
