@@ -327,6 +327,103 @@ TEST(CollisionPipeline, EmulatedTeamsKeepThePairOrder) {
   }
 }
 
+// Free bodies above a ground plane, each with the geoms `geoms` (positions in the body frame).
+Model make_multi_geom_bodies(int nbody, const std::vector<GeomSpec>& geoms) {
+  ModelBuilder b;
+  GeomSpec ground;
+  ground.type = kGeomPlane;
+  ground.margin = 0.005;
+  b.add_geom(0, ground);
+  for (int i = 0; i < nbody; ++i) {
+    BodySpec bs;
+    bs.name = "body" + std::to_string(i);
+    bs.pos = {0.3 * double(i), 0, 0.3};
+    bs.inertia_from_geoms = true;
+    const int id = b.add_body(bs);
+    JointSpec j;
+    j.name = "joint" + std::to_string(i);
+    j.type = kJointFree;
+    b.add_joint(id, j);
+    for (GeomSpec g : geoms) {
+      g.margin += 0.004 * double(i);  // margins differ per pair: a group's bound takes the largest
+      b.add_geom(id, g);
+    }
+  }
+  return b.finalize();
+}
+
+// A body's geoms come in groups per body pair (nine pairs for bodies of three geoms), which the
+// one-lane fp64 collision tests by one sphere per body pair first (the body-pair broad phase).
+// Its contacts must be those of the pair-by-pair loop (an emulated team runs that loop), bit for
+// bit, in crowded random poses.
+TEST(CollisionPipeline, BodyPairBroadPhaseKeepsEveryContact) {
+  GeomSpec sphere, capsule, box;
+  sphere.type = kGeomSphere;
+  sphere.size = {0.05, 0, 0};
+  sphere.pos = {0.09, 0.02, 0};
+  capsule.type = kGeomCapsule;
+  capsule.size = {0.03, 0.08, 0};
+  capsule.pos = {-0.06, 0, 0.04};
+  capsule.quat = {0.8, 0.6, 0, 0};
+  box.type = kGeomBox;
+  box.size = {0.04, 0.03, 0.02};
+  box.pos = {0, -0.07, -0.03};
+  box.quat = {0.9, 0.1, -0.3, 0.2};
+  const int nbody = 4;
+  const Model m = make_multi_geom_bodies(nbody, {sphere, capsule, box});
+  {
+    Context ctx(Backend::CPU, 1);
+    const CollisionPipeline pipe(m, ctx, 1);
+    ASSERT_EQ(pipe.active_pair_count(), 3 * nbody + 9 * nbody * (nbody - 1) / 2);
+    EXPECT_EQ(pipe.body_pair_group_count(), nbody * (nbody - 1) / 2);  // the plane's pairs: untested groups
+  }
+  std::mt19937 rng(5);
+  std::vector<std::vector<double>> q;
+  for (int w = 0; w < 40; ++w) q.push_back(random_qpos(m, rng));
+  const BatchContacts one_lane = collide_batch(m, q, 64, 1);
+  long long total = 0;
+  for (const auto& c : one_lane.contacts) total += static_cast<long long>(c.size());
+  EXPECT_GT(total, 200);
+  expect_same_contacts(collide_batch(m, q, 64, 1, 2), one_lane, "one lane (broad phase) vs 2 lanes (pair loop)");
+}
+
+// The group bound is tight where the geoms that stand for two bodies and the pair that touches
+// lie on one line: dumbbells (two spheres of radius r at x = -a, +a; the first stands for its
+// body) facing each other, the second turned half a turn, so that the inner spheres meet at a
+// centre distance X = 2 a + 2 r + margin while the stand-ins are 4 a + 2 r + margin apart, the
+// group's bound. Slid through that distance in 1 um steps, the one-lane loop finds every contact
+// of the pair loop: a bound 2e-5 too small loses the first ones.
+TEST(CollisionPipeline, BodyPairBroadPhaseBoundIsTight) {
+  const double a = 0.1, r = 0.04;
+  GeomSpec left, right;
+  left.type = right.type = kGeomSphere;
+  left.size = right.size = {r, 0, 0};
+  left.pos = {-a, 0, 0};
+  right.pos = {a, 0, 0};
+  const Model m = make_multi_geom_bodies(2, {left, right});
+  {
+    Context ctx(Backend::CPU, 1);
+    const CollisionPipeline pipe(m, ctx, 1);
+    ASSERT_EQ(pipe.body_pair_group_count(), 1);
+  }
+  const double margin = 0.004;  // body 1's geoms: 0.004 (the pair's detection distance)
+  const double X = 2 * a + 2 * r + margin;
+  std::vector<std::vector<double>> q;
+  for (int k = -100; k <= 100; ++k) {
+    std::vector<double> qs = m.qpos0;
+    const double pose[2][7] = {{0, 0, 0.5, 1, 0, 0, 0}, {X + 1e-6 * k, 0, 0.5, 0, 0, 0, 1}};
+    for (int i = 0; i < 2; ++i)
+      std::copy(pose[i], pose[i] + 7, qs.data() + m.jnt_qposadr[static_cast<std::size_t>(i)]);
+    q.push_back(qs);
+  }
+  const BatchContacts one_lane = collide_batch(m, q, 8, 1);
+  int touching = 0;
+  for (const auto& c : one_lane.contacts) touching += c.empty() ? 0 : 1;
+  EXPECT_GE(touching, 95);  // the closer half
+  EXPECT_LE(touching, 106);
+  expect_same_contacts(collide_batch(m, q, 8, 1, 2), one_lane, "one lane (broad phase) vs 2 lanes (pair loop)");
+}
+
 // The analytic-only kernel runs exactly when no pair needs the convex solvers: kMixed (plane,
 // spheres, capsules, boxes) has none; a cylinder among them brings GJK/EPA in. The contacts of
 // the analytic-only kernel are checked against the full narrow phase by

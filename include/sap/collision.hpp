@@ -59,6 +59,10 @@ class CollisionPipeline {
   const std::vector<std::string>& warnings() const;
   // Candidate pairs collided every call (model pairs minus the unsupported ones).
   int active_pair_count() const;
+  // Groups of candidate pairs that the CPU's one-lane fp64 collision tests by one sphere per
+  // body pair before the pairs' own prunes (the body-pair broad phase; 0: none, the pairs are
+  // tested one by one). The contacts are the same either way.
+  int body_pair_group_count() const;
   Precision precision() const;
 
  private:

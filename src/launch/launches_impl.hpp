@@ -165,12 +165,15 @@ class CollisionLaunchImpl final : public CollisionLaunch {
   template <bool kAngular>
   void collide_as(Precision p, bool convex_pairs, int nworld, const ModelView& m, Slab<const double> qpos,
                   const CollisionWorkspaceView& ws, const CollisionPairsView& pairs, const ContactsView& c) {
+    // One lane's fp64 body-pair broad phase keeps a bit per pair in the team's scratch.
+    const std::size_t bytes = one_lane_exec<Exec>() ? static_cast<std::size_t>(pairs.broad_phase_bytes()) : 0;
     if (p == Precision::F32 && convex_pairs)
       for_each_world_team(exec_, nworld, 0, CollisionKernel<float, true, kAngular>{m, qpos, pairs, ws, c});
     else if (p == Precision::F32)
       for_each_world_team(exec_, nworld, 0, CollisionKernel<float, false, kAngular>{m, qpos, pairs, ws, c});
-    else if (convex_pairs) for_each_world_team(exec_, nworld, 0, CollisionKernel<double, true, kAngular>{m, qpos, pairs, ws, c});
-    else for_each_world_team(exec_, nworld, 0, CollisionKernel<double, false, kAngular>{m, qpos, pairs, ws, c});
+    else if (convex_pairs)
+      for_each_world_team(exec_, nworld, bytes, CollisionKernel<double, true, kAngular>{m, qpos, pairs, ws, c});
+    else for_each_world_team(exec_, nworld, bytes, CollisionKernel<double, false, kAngular>{m, qpos, pairs, ws, c});
   }
 
   Exec exec_;

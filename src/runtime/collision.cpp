@@ -1,7 +1,11 @@
 // CollisionPipeline: per-pair constants on the host, workspace per world, one launch per call.
 #include "sap/collision.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +23,84 @@ std::string geom_label(const Model& m, int g) {
   return "geom " + name + " (" + geom_type_name(m.geom_type[i]) + ")";
 }
 
+// The body-pair broad phase (CollisionPairsView::nbody_pair): the candidate pairs grouped by
+// their geoms' two bodies (unordered), in order of first appearance; each body stood for by its
+// collision geom nearest the middle of the others (least max |pos_g - pos_ref| + reach_g). Only
+// groups of two or more pairs with a finite bound are tested; the pairs of the others (one pair:
+// its own prune is as cheap; a plane: unbounded) are set in `always`.
+struct BodyPairs {
+  std::vector<int> geom0, geom1, adr{0}, pair;
+  std::vector<double> bound;
+  std::vector<unsigned long long> always;
+};
+
+BodyPairs group_pairs_by_body(const ModelView& m, const std::vector<int>& g0s, const std::vector<int>& g1s,
+                              const std::vector<double>& pair_bound) {
+  auto at = [](const auto* a, int i) { return a[static_cast<std::size_t>(i)]; };
+  auto dist = [&](int a, int b) {
+    double s = 0;
+    for (int k = 0; k < 3; ++k) {
+      const double d = at(m.geom_pos, 3 * a + k) - at(m.geom_pos, 3 * b + k);
+      s += d * d;
+    }
+    return std::sqrt(s);
+  };
+  std::map<int, std::vector<int>> body_geoms;  // collision geoms per body
+  for (std::size_t p = 0; p < g0s.size(); ++p)
+    for (int g : {g0s[p], g1s[p]}) {
+      auto& v = body_geoms[at(m.geom_bodyid, g)];
+      if (std::find(v.begin(), v.end(), g) == v.end()) v.push_back(g);
+    }
+  std::map<int, int> ref;  // body -> its reference geom
+  for (const auto& [b, geoms] : body_geoms) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int r : geoms) {
+      double reach = 0;
+      for (int g : geoms) reach = std::max(reach, dist(g, r) + geom_reach(m, g));
+      if (reach < best) {
+        best = reach;
+        ref[b] = r;
+      }
+    }
+  }
+  std::map<std::pair<int, int>, std::vector<int>> members;  // (body, body) -> pair indices, ascending
+  std::vector<std::pair<int, int>> order;
+  for (std::size_t p = 0; p < g0s.size(); ++p) {
+    const int b0 = at(m.geom_bodyid, g0s[p]), b1 = at(m.geom_bodyid, g1s[p]);
+    const std::pair<int, int> key{std::min(b0, b1), std::max(b0, b1)};
+    auto& v = members[key];
+    if (v.empty()) order.push_back(key);
+    v.push_back(static_cast<int>(p));
+  }
+  BodyPairs bp;
+  bp.always.assign((g0s.size() + 63) / 64, 0);
+  for (const auto& key : order) {
+    const std::vector<int>& group = members[key];
+    const int r0 = ref[key.first], r1 = ref[key.second];
+    double bound = 0;
+    for (int p : group) {
+      const int g0 = g0s[static_cast<std::size_t>(p)], g1 = g1s[static_cast<std::size_t>(p)];
+      if (at(m.geom_type, g0) == kGeomPlane || at(m.geom_type, g1) == kGeomPlane) {
+        bound = std::numeric_limits<double>::infinity();  // a half-space: no sphere bounds it
+        break;
+      }
+      // Each geom's distance to its own body's reference geom (pairs name the bodies in either order).
+      const int a0 = at(m.geom_bodyid, g0) == key.first ? r0 : r1, a1 = a0 == r0 ? r1 : r0;
+      bound = std::max(bound, pair_bound[static_cast<std::size_t>(p)] + dist(g0, a0) + dist(g1, a1));
+    }
+    if (group.size() < 2 || !std::isfinite(bound)) {
+      for (int p : group) bp.always[static_cast<std::size_t>(p / 64)] |= 1ULL << (p % 64);
+      continue;
+    }
+    bp.geom0.push_back(r0);
+    bp.geom1.push_back(r1);
+    bp.bound.push_back(bound * kBodyPairSlack);
+    bp.pair.insert(bp.pair.end(), group.begin(), group.end());
+    bp.adr.push_back(static_cast<int>(bp.pair.size()));
+  }
+  return bp;
+}
+
 }  // namespace
 
 struct CollisionPipeline::Impl {
@@ -30,6 +112,10 @@ struct CollisionPipeline::Impl {
   Buffer<int> pair_geom0, pair_geom1;
   Buffer<double> pair_margin, pair_shift, pair_stiffness, pair_dissipation, pair_hc_dissipation, pair_friction,
       pair_bound;
+  Buffer<int> body_pair_geom0, body_pair_geom1, body_pair_adr, body_pair_pair;  // broad phase
+  Buffer<double> body_pair_bound;
+  Buffer<unsigned long long> body_pair_always;
+  int nbody_pair = 0;
   Buffer<int> pair_condim;           // angular only
   Buffer<double> pair_friction_ext;  // angular only
   bool angular = false;              // some pair has condim 4 or 6 (contacts carry SAP_CONTACT_ANGULAR_ARRAYS)
@@ -92,6 +178,17 @@ struct CollisionPipeline::Impl {
     upload(pair_hc_dissipation, hc_dissipation);
     upload(pair_friction, friction);
     upload(pair_bound, bound);
+    // The body-pair broad phase where some body pair groups pairs.
+    BodyPairs bp = group_pairs_by_body(mv, g0s, g1s, bound);
+    nbody_pair = static_cast<int>(bp.geom0.size());
+    if (nbody_pair > 0) {
+      upload(body_pair_always, bp.always);
+      upload(body_pair_geom0, bp.geom0);
+      upload(body_pair_geom1, bp.geom1);
+      upload(body_pair_bound, bp.bound);
+      upload(body_pair_adr, bp.adr);
+      upload(body_pair_pair, bp.pair);
+    }
     const auto nb = static_cast<std::size_t>(m.nbody), nj = static_cast<std::size_t>(m.njnt),
                ng = static_cast<std::size_t>(m.ngeom);
     xpos.allocate(b, nworld, nb * 3);
@@ -122,6 +219,15 @@ struct CollisionPipeline::Impl {
     v.hc_dissipation = pair_hc_dissipation.data();
     v.friction = pair_friction.data();
     v.bound = pair_bound.data();
+    v.nbody_pair = nbody_pair;
+    if (nbody_pair > 0) {
+      v.body_pair_geom0 = body_pair_geom0.data();
+      v.body_pair_geom1 = body_pair_geom1.data();
+      v.body_pair_bound = body_pair_bound.data();
+      v.body_pair_adr = body_pair_adr.data();
+      v.body_pair_pair = body_pair_pair.data();
+      v.body_pair_always = body_pair_always.data();
+    }
     return v;
   }
 
@@ -146,6 +252,7 @@ CollisionPipeline::~CollisionPipeline() = default;
 int CollisionPipeline::unsupported_pair_count() const { return impl_->unsupported; }
 const std::vector<std::string>& CollisionPipeline::warnings() const { return impl_->warnings; }
 int CollisionPipeline::active_pair_count() const { return impl_->npair; }
+int CollisionPipeline::body_pair_group_count() const { return impl_->nbody_pair; }
 bool CollisionPipeline::uses_convex_solvers() const { return impl_->convex_pairs; }
 bool CollisionPipeline::angular_friction() const { return impl_->angular; }
 Precision CollisionPipeline::precision() const { return impl_->precision; }

@@ -77,6 +77,15 @@ struct ScalarTraits<double> {
 
 constexpr double kPi = 3.14159265358979323846;
 
+// Index of the lowest set bit of x != 0.
+SAP_HDI int count_trailing_zeros(unsigned long long x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
 // Whether a team type has one lane at compile time (it declares `static constexpr bool kOneLane
 // = true`: the CPU's CpuTeam). Code for one lane only (`if constexpr (one_lane_team<Team>())`:
 // independent partial sums where a lane has no neighbours to share the work with) is then not
