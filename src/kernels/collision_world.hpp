@@ -153,11 +153,11 @@ SAP_HDI double geom_reach(const ModelView& m, int g) {
   return ::sqrt(s[0] * s[0] + s[1] * s[1] + z * z);
 }
 
-// The bounding-sphere prune's slack factor and bound of a pair: the two geoms' reaches plus the
-// margin (a plane is unbounded: the other geom's sphere against its half-space, rbound1 + margin).
 // The body-pair broad phase's bound factor (CollisionPairsView::body_pair_bound).
 constexpr double kBodyPairSlack = 1 + 1e-6;
 
+// The bounding-sphere prune's slack factor and bound of a pair: the two geoms' reaches plus the
+// margin (a plane is unbounded: the other geom's sphere against its half-space, rbound1 + margin).
 template <class S>
 SAP_HDI S bounds_slack() {
   return S(1) + S(1e-6);
