@@ -385,6 +385,12 @@ TEST(CollisionPipeline, BodyPairBroadPhaseKeepsEveryContact) {
   for (const auto& c : one_lane.contacts) total += static_cast<long long>(c.size());
   EXPECT_GT(total, 200);
   expect_same_contacts(collide_batch(m, q, 64, 1, 2), one_lane, "one lane (broad phase) vs 2 lanes (pair loop)");
+  // Past the capacity: the same replacements of the shallowest and the same dropped counts.
+  const BatchContacts small = collide_batch(m, q, 5, 1);
+  long long dropped = 0;
+  for (int d : small.dropped) dropped += d;
+  EXPECT_GT(dropped, 0);
+  expect_same_contacts(collide_batch(m, q, 5, 1, 2), small, "capacity 5: one lane (broad phase) vs 2 lanes");
 }
 
 // The group bound is tight where the geoms that stand for two bodies and the pair that touches

@@ -255,51 +255,35 @@ SAP_HD void replace_shallowest(const ContactsView& c, const ModelView& m, const 
   }
 }
 
-// A pair's running totals in the world's generation order (the same on every lane).
+// One lane's running totals in the world's generation order (the body-pair path).
 struct PairContactTotals {
   int count = 0, dropped = 0, rank = 0;
 };
 
-// Keeps the contacts found by a chunk of `width` lanes (this lane's n of them, `before` from the
-// lanes before it, `total` in the chunk) for pair p. Contacts are appended in pair order. Past
-// the capacity, a new contact replaces the shallowest kept one when it is strictly deeper (ties:
-// the later one is dropped), so the kept set is the `capacity` smallest (phi, rank); every
-// contact not kept counts in dropped.
-template <bool kAngular, class S, class Team>
-SAP_HD void keep_pair_contacts(Team& team, const ModelView& m, const CollisionWorkspaceView& ws,
-                               const CollisionPairsView& pairs, const ContactsView& c, int w, int width, int p,
-                               const ContactGeom<S>* found, int n, int before, int total, PairContactTotals& t) {
-  const int cap = c.capacity, lane = team.rank();
-  int* seq = ws.seq(w);
-  // This lane's contacts have ranks rank + before + i; those that land within the capacity go
-  // straight to their slots (the earlier ranks all precede any replacement).
-  for (int i = 0; i < n && t.count + before + i < cap; ++i) {
-    write_contact_slot<kAngular>(c, m, pairs, w, t.count + before + i, p, found[i]);
-    seq[t.count + before + i] = t.rank + before + i;
-  }
-  if (t.count + total > cap) {  // overflow (same on every lane): the rest in rank order, a lane at a time
-    for (int l = 0; l < width; ++l) {
-      team.sync();  // the slots written so far are visible to lane l
-      if (lane == l)
-        for (int i = cap - t.count - before > 0 ? cap - t.count - before : 0; i < n; ++i)
-          replace_shallowest<kAngular>(c, m, pairs, ws.seq, w, p, t.rank + before + i, found[i]);
+// One lane keeps pair p's n contacts: collide_world's rule (below) for a chunk of one lane.
+template <bool kAngular, class S>
+SAP_HD void keep_pair_contacts(const ModelView& m, const CollisionWorkspaceView& ws, const CollisionPairsView& pairs,
+                               const ContactsView& c, int w, int p, const ContactGeom<S>* found, int n,
+                               PairContactTotals& t) {
+  const int cap = c.capacity;
+  for (int i = 0; i < n; ++i, ++t.rank) {
+    if (t.count < cap) {
+      write_contact_slot<kAngular>(c, m, pairs, w, t.count, p, found[i]);
+      ws.seq(w)[t.count++] = t.rank;
+    } else {
+      replace_shallowest<kAngular>(c, m, pairs, ws.seq, w, p, t.rank, found[i]);
+      ++t.dropped;
     }
-    t.dropped += t.count + total - cap;
-    t.count = cap;
-  } else {
-    t.count += total;
   }
-  t.rank += total;
 }
 
-// The narrow phase of pair p (0 contacts when its bounding spheres miss, unless `pruned`
-// says the caller tested them already).
+// The narrow phase of pair p (0 contacts when its bounding spheres miss).
 template <class S, bool kConvexSolvers>
 SAP_HDI int collide_pair(const ModelView& m, const CollisionPairsView& pairs, const double* gpos, const double* gmat,
-                         int p, bool pruned, ContactGeom<S>* found) {
+                         int p, ContactGeom<S>* found) {
   const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
   const S margin = S(pairs.margin[p]);
-  if (!pruned && !bounds_overlap(m, pairs, p, g0, g1, gpos, gmat, margin)) return 0;
+  if (!bounds_overlap(m, pairs, p, g0, g1, gpos, gmat, margin)) return 0;
   const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
   const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
   return collide_ordered<S, kConvexSolvers>(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
@@ -308,8 +292,8 @@ SAP_HDI int collide_pair(const ModelView& m, const CollisionPairsView& pairs, co
 // One lane, fp64, with body pairs (CollisionPairsView::nbody_pair): a bit per pair for the pairs
 // of every body pair whose spheres overlap and of the untested ones, then those pairs in pair
 // order, each through its own prune and narrow phase. `mask`: the team's scratch (broad_phase_bytes()).
-template <class S, bool kConvexSolvers, bool kAngular, class Team>
-SAP_HD void collide_body_pairs(Team& team, const ModelView& m, const CollisionWorkspaceView& ws,
+template <class S, bool kConvexSolvers, bool kAngular>
+SAP_HD void collide_body_pairs(const ModelView& m, const CollisionWorkspaceView& ws,
                                const CollisionPairsView& pairs, const ContactsView& c, int w,
                                unsigned long long* mask, PairContactTotals& t) {
   const double* gpos = ws.geom_xpos(w);
@@ -330,8 +314,8 @@ SAP_HD void collide_body_pairs(Team& team, const ModelView& m, const CollisionWo
     for (unsigned long long bits = mask[k]; bits != 0; bits &= bits - 1) {
       const int p = 64 * k + count_trailing_zeros(bits);
       ContactGeom<S> found[kMaxPairContacts];
-      const int n = collide_pair<S, kConvexSolvers>(m, pairs, gpos, gmat, p, false, found);
-      if (n > 0) keep_pair_contacts<kAngular>(team, m, ws, pairs, c, w, 1, p, found, n, 0, n, t);
+      const int n = collide_pair<S, kConvexSolvers>(m, pairs, gpos, gmat, p, found);
+      if (n > 0) keep_pair_contacts<kAngular>(m, ws, pairs, c, w, p, found, n, t);
     }
 }
 
@@ -352,41 +336,71 @@ SAP_HD void collide_world(Team& team, const ModelView& m, const double* qpos, co
   }
   team.sync();
 
+  // Contacts are appended in pair order. Past the capacity, a new contact replaces the
+  // shallowest kept one when it is strictly deeper (ties: the later one is dropped), so the
+  // kept set is the `capacity` smallest (phi, rank); every contact not kept counts in dropped.
   // count, dropped and rank are the same on every lane (sums of the chunks' totals).
-  PairContactTotals t;
-  bool done = false;
-  if constexpr (one_lane_team<Team>() && sizeof(S) == sizeof(double)) {
-    if (pairs.nbody_pair > 0) {
-      collide_body_pairs<S, kConvexSolvers, kAngular>(
-          team, m, ws, pairs, c, w, reinterpret_cast<unsigned long long*>(team.shared_mem()), t);
-      done = true;
-    }
-  }
+  const int cap = c.capacity;
+  int* seq = ws.seq(w);
   const int width = scan_width(team);  // pairs per chunk: one warp's lanes
   const int lane = team.rank();
-  for (int base = 0; !done && base < pairs.npair; base += width) {
+  int count = 0, dropped = 0, rank = 0;
+  int npair = pairs.npair;
+  if constexpr (one_lane_team<Team>() && sizeof(S) == sizeof(double)) {
+    if (pairs.nbody_pair > 0) {  // the body-pair broad phase instead of the loop below
+      PairContactTotals t;
+      collide_body_pairs<S, kConvexSolvers, kAngular>(m, ws, pairs, c, w,
+                                                      reinterpret_cast<unsigned long long*>(team.shared_mem()), t);
+      count = t.count, dropped = t.dropped, rank = t.rank, npair = 0;
+    }
+  }
+  for (int base = 0; base < npair; base += width) {
     const int p = base + lane;
     if constexpr (one_lane_team<Team>()) {  // a pruned pair adds nothing: straight to the next one
       if (!bounds_overlap(m, pairs, p, pairs.geom0[p], pairs.geom1[p], gpos, gmat, S(pairs.margin[p]))) continue;
     }
     ContactGeom<S> found[kMaxPairContacts];
-    // One lane reaches here only past the prune above: not tested twice.
-    const int n = lane < width && p < pairs.npair
-                      ? collide_pair<S, kConvexSolvers>(m, pairs, gpos, gmat, p, one_lane_team<Team>(), found)
-                      : 0;
+    int n = 0;
+    if (lane < width && p < pairs.npair) {
+      const int g0 = pairs.geom0[p], g1 = pairs.geom1[p];
+      const S margin = S(pairs.margin[p]);
+      // One lane reaches here only past the prune above: not tested twice.
+      if (one_lane_team<Team>() || bounds_overlap(m, pairs, p, g0, g1, gpos, gmat, margin)) {
+        const GeomFrame<S> f0 = load_geom_frame<S>(m, gpos, gmat, g0);
+        const GeomFrame<S> f1 = load_geom_frame<S>(m, gpos, gmat, g1);
+        n = collide_ordered<S, kConvexSolvers>(m.geom_type[g0], f0, m.geom_type[g1], f1, margin, found);
+      }
+    }
     int total = 0;
     const int before = lanes_prefix_sum(team, width, n, total);
-    keep_pair_contacts<kAngular>(team, m, ws, pairs, c, w, width, p, found, n, before, total, t);
+    // This lane's contacts have ranks rank + before + i; those that land within the capacity go
+    // straight to their slots (the earlier ranks all precede any replacement).
+    for (int i = 0; i < n && count + before + i < cap; ++i) {
+      write_contact_slot<kAngular>(c, m, pairs, w, count + before + i, p, found[i]);
+      seq[count + before + i] = rank + before + i;
+    }
+    if (count + total > cap) {  // overflow (same on every lane): the rest in rank order, a lane at a time
+      for (int l = 0; l < width; ++l) {
+        team.sync();  // the slots written so far are visible to lane l
+        if (lane == l)
+          for (int i = cap - count - before > 0 ? cap - count - before : 0; i < n; ++i)
+            replace_shallowest<kAngular>(c, m, pairs, ws.seq, w, p, rank + before + i, found[i]);
+      }
+      dropped += count + total - cap;
+      count = cap;
+    } else {
+      count += total;
+    }
+    rank += total;
   }
   team.sync();
   if (team.rank() == 0) {  // one-lane: the counts; the order restored after replacements (overflow only)
     // Replacements broke the pair order: restore it (insertion sort by rank).
-    int* seq = ws.seq(w);
-    if (t.dropped > 0)
-      for (int i = 1; i < t.count; ++i)
+    if (dropped > 0)
+      for (int i = 1; i < count; ++i)
         for (int j = i; j > 0 && seq[j - 1] > seq[j]; --j) swap_contact_slots<kAngular>(c, ws.seq, w, j - 1, j);
-    c.count[w] = t.count;
-    c.dropped[w] = t.dropped;
+    c.count[w] = count;
+    c.dropped[w] = dropped;
   }
 }
 
