@@ -41,7 +41,7 @@ if [ "$coverage" = 1 ]; then
 fi
 if [ ! -f "$build/CMakeCache.txt" ] || [ CMakeLists.txt -nt "$build/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAP_WITH_CUDA=OFF \
-    -DSAP_BUILD_FUZZERS=ON -DSAP_BUILD_TESTS=OFF -DSAP_BUILD_BENCH=OFF "${cov_flags[@]}" >/dev/null
+    -DSAP_BUILD_FUZZERS=ON -DSAP_BUILD_TESTS=OFF -DSAP_BUILD_BENCH=OFF -DSAP_BUILD_EXAMPLES=OFF "${cov_flags[@]}" >/dev/null
 fi
 if ! cmake --build "$build" -j2 >"$build/build.log" 2>&1; then
   grep -E "error" "$build/build.log" | head -40 >&2

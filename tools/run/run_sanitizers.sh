@@ -10,8 +10,10 @@ build=build-asan
 if [ ! -f "$build/CMakeCache.txt" ] || [ CMakeLists.txt -nt "$build/CMakeCache.txt" ]; then
   # -O1 -g1: the usual sanitizer trade-off (readable stacks: line tables name function, file and
   # line; faster to compile than -O2 or full -g).
+  # The library and the test suite; not bench/ and examples/ (tools and a snippet around the library, whose
+  # tests, BenchCli, AllScenes and Readme, run unsanitized in the default and CPU-only configurations).
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DSAP_WITH_CUDA=OFF \
-    -DSAP_SANITIZE=address,undefined >/dev/null
+    -DSAP_SANITIZE=address,undefined -DSAP_BUILD_BENCH=OFF -DSAP_BUILD_EXAMPLES=OFF >/dev/null
 fi
 if ! cmake --build "$build" -j2 >"$build/build.log" 2>&1; then
   grep -E "error|No space" "$build/build.log" | head -40 >&2
