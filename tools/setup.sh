@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs missing Debian packages (idempotent, quiet when nothing is missing), then configures
 # and builds the project.
-#   tools/setup.sh [--cpu-only] [--build-dir DIR] [--type Release|Debug] [--no-build]
+#   tools/setup.sh [--cpu-only] [--build-dir DIR] [--type Release|Debug] [--no-build] [--target T]...
 # --no-build: install the packages only (scripts that configure a build of their own).
+# --target T: build target T (repeatable) instead of everything (CI's second configuration).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,13 +11,15 @@ build_dir=build
 cuda=auto
 type=Release
 build=1
+targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --cpu-only) cuda=OFF; build_dir=${build_dir/#build/build-cpu} ;;
     --build-dir) build_dir=$2; shift ;;
     --type) type=$2; shift ;;
     --no-build) build=0 ;;
-    *) echo "setup.sh: unknown option '$1' (expected --cpu-only, --build-dir DIR, --type T, --no-build)" >&2; exit 2 ;;
+    --target) targets+=("$2"); shift ;;
+    *) echo "setup.sh: unknown option '$1' (expected --cpu-only, --build-dir DIR, --type T, --no-build, --target T)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -55,7 +58,7 @@ free_mb=$(df -Pm "$build_dir" | awk 'NR==2 {print $4}')
 if [ "${free_mb:-0}" -lt 2000 ]; then
   echo "setup: warning: only ${free_mb} MB free on the disk of $build_dir; a build takes up to 900 MB, ccache as much again" >&2
 fi
-if ! cmake --build "$build_dir" -j"$jobs" >"$log" 2>&1; then
+if ! cmake --build "$build_dir" -j"$jobs" ${targets[@]:+--target "${targets[@]}"} >"$log" 2>&1; then
   grep -E "error|Error|No space" "$log" | head -40 >&2
   echo "setup: build failed in $build_dir (full log: $log; $(df -Pm "$build_dir" | awk 'NR==2 {print $4}') MB free on its disk)" >&2
   exit 1
