@@ -5,6 +5,7 @@
 //   count()                    rows (contacts: blocks of 3 rows) in the solve
 //   multiply(r, x, out)        vc = J x for row (block) r
 //   evaluate(r, ...)           cost l_r, impulse gamma_r = -dl/dvc and Hessian G_r at vc + alpha dvc
+//   advance(r, alpha, vc, dvc) vc <- vc + alpha dvc on row (block) r's rows (advance_row)
 //                              (docs/sap-math.md §3.4-§3.8, §4, §5, §12; sap_constraints.hpp)
 //   scatter_transpose(r, ...)  J_r^T gamma_r added into J^T gamma (one lane: rows in order)
 //   gather_transpose(i, r, ...) row r's term of (J^T gamma)_i (a lane per dof: rows in order)
@@ -56,6 +57,9 @@ struct ContactRows {
       out[3 * c + 1] = b;
       out[3 * c + 2] = e;
     });
+  }
+  SAP_HDI void advance(int c, So alpha, double* vc, const double* dvc) const {
+    for (int k = 0; k < 3; ++k) advance_row(vc, dvc, 3 * c + k, alpha);
   }
 
   // The contact's cost, impulse and Hessian at vc = x, in the model of contact_approximation.
@@ -197,6 +201,9 @@ struct LimitRows {
   SAP_HDI void multiply(int r, const X* x, double* out) const {
     out[s.size.limit_row(r)] = sign(r) * x[dof(r)];
   }
+  SAP_HDI void advance(int r, So alpha, double* vc, const double* dvc) const {
+    advance_row(vc, dvc, s.size.limit_row(r), alpha);
+  }
   SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {
     const double* lp = s.lim_param(w) + kNumLimitParams * r;
@@ -235,6 +242,9 @@ struct PdRows {
   template <class X>
   SAP_HDI void multiply(int r, const X* x, double* out) const {
     out[s.size.pd_row(r)] = x[dof(r)];
+  }
+  SAP_HDI void advance(int r, So alpha, double* vc, const double* dvc) const {
+    advance_row(vc, dvc, s.size.pd_row(r), alpha);
   }
   SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {
@@ -284,6 +294,9 @@ struct HolonomicRows {
     So a = So(0);
     for (int k = 0; k < nj; ++k) a += So(val[k]) * So(x[dof[k]]);
     out[s.size.hol_row(r)] = double(a);
+  }
+  SAP_HDI void advance(int r, So alpha, double* vc, const double* dvc) const {
+    advance_row(vc, dvc, s.size.hol_row(r), alpha);
   }
   SAP_HDI void evaluate(int r, So alpha, bool store, bool want_hessian, const double* vc, const double* dvc,
                         double* G_rows, RowSums<So>& sum) const {

@@ -54,6 +54,11 @@ struct AngularContactRows {
       out[s.size.ang_row(c) + r] = double(a);
     }
   }
+  // The angular rows only (ContactRows advances the translational ones).
+  SAP_HDI void advance(int c, So alpha, double* vc, const double* dvc) const {
+    const int na = angular_rows(c);
+    for (int r = 0; r < na; ++r) advance_row(vc, dvc, s.size.ang_row(c) + r, alpha);
+  }
 
   // The cone or Hunt-Crossley evaluation of M friction directions at x (storage order) into
   // gamma (storage order) and G (6 x 6 packed, storage order).

@@ -122,6 +122,19 @@ struct SapSolveKernel {
     team.sync();
   }
 
+  // vc <- vc + alpha dvc on every row in the solve (each kind's advance: the point its
+  // evaluate(alpha) read).
+  template <class Team>
+  SAP_HD void advance_rows(int w, Team& team, So alpha) const {
+    double* vc = rows_vc(w, team);
+    const double* dvc = rows_dvc(w, team);
+    ConstraintBundle<So, kAngular>::of(rows, s.gamma(w), p, w).visit([&](const auto& kind) {
+      const int n = kind.count();
+      for (int r = team.rank(); r < n; r += team.size()) kind.advance(r, alpha, vc, dvc);
+    });
+    team.sync();
+  }
+
   // Evaluates every constraint at vc + alpha dvc. Writes gamma and G when `store`; returns the
   // team-reduced sums of l_i, dvc^T gamma_i and (when want_hessian) dvc^T G_i dvc.
   template <class Team>
@@ -335,9 +348,12 @@ struct SapSolveKernel {
   // NewtonIterate is the loop's state between phases (registers in the fused kernel, the
   // newton_real/newton_int slabs between launches).
   static constexpr int kIterating = kNewtonIterating, kNeedsDirection = kNewtonNeedsDirection, kDone = kNewtonDone;
+  // rows_at_v: the line search left vc = J v, gamma and G at the new iterate and rows_cost its
+  // rows' cost (the fused path under monotone_decay, tail()), so head() need not evaluate them.
   struct NewtonIterate {
     So cost = So(0), cost_prev = So(0), alpha = So(0), rows_cost = So(0);
     int k = 0, ls_total = 0, flags = 0, exit_reason = kExitOther, phase = kIterating;
+    bool rows_at_v = false;
   };
 
   template <class Team>
@@ -378,16 +394,20 @@ struct SapSolveKernel {
     double* v = s.v(w);
     const double* v_star = d.v_star(w);
     double* u = s.dp(w);  // v - v*, reused as A dv after the direction is known
-    // Cost, impulses and Hessians at v.
-    jacobian_product(w, team, v, rows_vc(w, team));
-    const RowSums<So> sums = evaluate_rows(w, team, So(0), true, false);
+    // Cost, impulses and Hessians at v: evaluated here, or left by the line search that
+    // accepted v (rows_at_v: vc advanced to vc + alpha dvc, the point it evaluated, as A (v - v*)
+    // below; the same values an evaluation at that vc gives).
+    if (!it.rows_at_v) {
+      jacobian_product(w, team, v, rows_vc(w, team));
+      it.rows_cost = evaluate_rows(w, team, So(0), true, false).cost;
+    }
+    it.rows_at_v = false;
     for (int i = team.rank(); i < nv; i += team.size()) u[i] = v[i] - v_star[i];
     team.sync();
     // A (v - v*): a product at the first iterate; after that tail() has advanced it with the
     // step, A (v + alpha dv - v*) = A (v - v*) + alpha (A dv), from the A dv it already formed.
     if (it.k == 0) mul_A(w, team, u, s.Au(w));
-    it.cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + sums.cost;
-    it.rows_cost = sums.cost;
+    it.cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + it.rows_cost;
     jacobian_transpose_gamma(w, team);
     for (int i = team.rank(); i < nv; i += team.size()) s.grad(w)[i] = double(So(s.Au(w)[i]) - So(s.jtg(w)[i]));
     team.sync();
@@ -453,8 +473,15 @@ struct SapSolveKernel {
       it.flags |= kStatusNotDescent;
       return false;
     }
+    // monotone_decay accepts the last point it evaluates: on the fused path each evaluation
+    // stores its gamma and G (the iterate's are no longer needed: H is factored, J^T gamma formed),
+    // so the accepted one is the next head()'s (rows_at_v). Other searches may accept an earlier
+    // point; the split path reloads its iterate without the flag: head() evaluates there.
+    const bool keep_rows = !kAllGlobal && p.config.line_search_variant == LineSearchVariant::MonotoneDecay;
+    So last_rows_cost = So(0);
     auto line = [&](So a, bool derivatives) {
-      const RowSums<So> rs = evaluate_rows(w, team, a, false, derivatives);
+      const RowSums<So> rs = evaluate_rows(w, team, a, keep_rows, derivatives);
+      last_rows_cost = rs.cost;
       LineEval<So> e;
       e.cost = cost_A0 + a * b + S_half() * a * a * a2 + rs.cost;
       e.d1 = b + a * a2 - rs.dvc_gamma;
@@ -470,12 +497,18 @@ struct SapSolveKernel {
     it.ls_total += ls.iterations;
     if (!ls.ok) {
       it.flags |= kStatusLineSearchFailed;
+      if (keep_rows) evaluate_rows(w, team, So(0), true, false);  // gamma and G back at v (reported)
       return false;
     }
     it.alpha = ls.alpha;
     for (int i = team.rank(); i < nv; i += team.size()) {
       v[i] = double(So(v[i]) + it.alpha * So(s.dv(w)[i]));
       s.Au(w)[i] = double(So(s.Au(w)[i]) + it.alpha * So(u[i]));  // u = A dv (above)
+    }
+    if (keep_rows) {
+      advance_rows(w, team, it.alpha);  // syncs
+      it.rows_cost = last_rows_cost;
+      it.rows_at_v = true;
     }
     team.sync();
     it.cost_prev = cost;

@@ -13,6 +13,13 @@ struct RowSums {
   S cost, dvc_gamma, dvc_G_dvc;
 };
 
+// vc_row <- vc_row + alpha dvc_row: the point a row kind's evaluate(alpha) reads (the same
+// expression, so the same bits), made the new vc after a line search accepts alpha.
+template <class S>
+SAP_HDI void advance_row(double* vc, const double* dvc, int row, S alpha) {
+  vc[row] = double(S(vc[row]) + alpha * S(dvc[row]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Regularised friction cone (SapFrictionConeConstraint). vc = [v_t1, v_t2, v_n] in the contact
 // frame (v_n > 0 separating). Parameters: R_t = sigma w, R_n (compliance), v_hat_n, mu.
