@@ -111,3 +111,56 @@ TEST_P(AssembledObjective, GradientAndHessianMatchFiniteDifferences) {
 INSTANTIATE_TEST_SUITE_P(Scenes, AssembledObjective,
                          ::testing::Combine(::testing::Values("sphere_pile", "box_stack_5", "multi_joints"),
                                             ::testing::Values("approx64", "drake")));
+
+// Under monotone_decay the fused solve keeps the line search's accepted evaluation as the next
+// iterate's rows (vc advanced by alpha dvc; gamma, G and the rows' cost as evaluated there:
+// kernels/newton.hpp, tail()) instead of forming J v and evaluating again. The impulses it
+// reports and its final cost must then be those of a fresh evaluation at the solved velocity:
+// equal up to the rounding of vc + alpha dvc against J v (a kept point that is not the accepted
+// one differs at first order). Checked after steps whose solve took two or more iterations.
+class KeptLineSearchEvaluation : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(KeptLineSearchEvaluation, IsTheSolvedVelocitys) {
+  const std::string scene_name = std::get<0>(GetParam()), preset = std::get<1>(GetParam());
+  const Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/" + scene_name + ".json");
+  SimulatorOptions o;
+  o.nworld = 1;
+  o.backend = Backend::CPU;
+  o.override_solver = true;
+  o.solver = scene.solver;
+  o.solver.contact_preset_variant = parse_preset(preset);
+  Simulator sim(scene, o);
+  ASSERT_EQ(sim.solver().config().line_search_variant, LineSearchVariant::MonotoneDecay);
+  const int nv = scene.model.nv;
+  int checked = 0;
+  for (int k = 0; k < static_cast<int>(std::lround(0.6 / scene.dt)) && checked < 5; ++k) {
+    sim.step();
+    const StepDiagnostics g = sim.solver().diagnostics();
+    if (g.newton_iterations[0] < 2 || !(g.status[0] & kStatusConverged)) continue;
+    ++checked;
+    const std::vector<ContactImpulse> kept = sim.solver().contact_impulses(0);
+    ASSERT_FALSE(kept.empty());
+    SolveView sv = sim.solver().solve_data().view();
+    ObjectiveProbe probe(scene.model, sim.solver().data(), sv, sim.state(), scene.dt);
+    probe.k.p.config = sim.solver().config();  // the solver's rows and precisions, then the layout's bytes
+    probe.shmem.assign(static_cast<std::size_t>(probe.k.on_chip_layout().bytes()), 0);
+    const std::vector<double> vsol = sim.solver().solved_velocity(0);
+    const double cost = probe.evaluate(0, Eigen::Map<const Eigen::VectorXd>(vsol.data(), nv), nullptr, nullptr);
+    const std::vector<ContactImpulse> fresh = sim.solver().contact_impulses(0);  // the probe's gamma
+    ASSERT_EQ(kept.size(), fresh.size());
+    double scale = 0, diff = 0;
+    for (std::size_t c = 0; c < kept.size(); ++c)
+      for (int r = 0; r < 3; ++r) {
+        scale = std::max(scale, std::abs(fresh[c].gamma[r]));
+        diff = std::max(diff, std::abs(kept[c].gamma[r] - fresh[c].gamma[r]));
+      }
+    EXPECT_LE(diff, 1e-9 * scale) << scene_name << " " << preset << " step " << k << ", "
+                                  << g.newton_iterations[0] << " iterations";
+    EXPECT_NEAR(g.cost[0], cost, 1e-9 * std::abs(cost)) << scene_name << " " << preset << " step " << k;
+  }
+  EXPECT_GT(checked, 0) << scene_name << " " << preset << ": no step took two Newton iterations";
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, KeptLineSearchEvaluation,
+                         ::testing::Combine(::testing::Values("sphere_pile", "box_stack_5"),
+                                            ::testing::Values("approx32", "approx64", "drake")));
