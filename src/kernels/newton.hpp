@@ -348,8 +348,15 @@ struct SapSolveKernel {
   // NewtonIterate is the loop's state between phases (registers in the fused kernel, the
   // newton_real/newton_int slabs between launches).
   static constexpr int kIterating = kNewtonIterating, kNeedsDirection = kNewtonNeedsDirection, kDone = kNewtonDone;
-  // rows_at_v: the line search left vc = J v, gamma and G at the new iterate and rows_cost its
-  // rows' cost (the fused path under monotone_decay, tail()), so head() need not evaluate them.
+  // rows_at_v: the line search left vc (advanced to the new iterate), gamma and G there, and
+  // rows_cost its rows' cost (tail(), under monotone_decay), so head() need not evaluate them.
+  // Only the fused solve on one lane (the CPU) keeps them: on a GPU team the stores inside the
+  // line search's loop cost the fused kernel 8 to 85 registers (spills with angular rows), and
+  // the split path reloads its iterate between launches without the flag.
+  template <class Team>
+  SAP_HDI static constexpr bool keeps_line_search_rows() {
+    return one_lane_team<Team>() && !kAllGlobal;
+  }
   struct NewtonIterate {
     So cost = So(0), cost_prev = So(0), alpha = So(0), rows_cost = So(0);
     int k = 0, ls_total = 0, flags = 0, exit_reason = kExitOther, phase = kIterating;
@@ -397,7 +404,7 @@ struct SapSolveKernel {
     // Cost, impulses and Hessians at v: evaluated here, or left by the line search that
     // accepted v (rows_at_v: vc advanced to vc + alpha dvc, the point it evaluated, as A (v - v*)
     // below; the same values an evaluation at that vc gives).
-    if (!it.rows_at_v) {
+    if (!(keeps_line_search_rows<Team>() && it.rows_at_v)) {
       jacobian_product(w, team, v, rows_vc(w, team));
       it.rows_cost = evaluate_rows(w, team, So(0), true, false).cost;
     }
@@ -473,11 +480,11 @@ struct SapSolveKernel {
       it.flags |= kStatusNotDescent;
       return false;
     }
-    // monotone_decay accepts the last point it evaluates: on the fused path each evaluation
-    // stores its gamma and G (the iterate's are no longer needed: H is factored, J^T gamma formed),
-    // so the accepted one is the next head()'s (rows_at_v). Other searches may accept an earlier
-    // point; the split path reloads its iterate without the flag: head() evaluates there.
-    const bool keep_rows = !kAllGlobal && p.config.line_search_variant == LineSearchVariant::MonotoneDecay;
+    // monotone_decay accepts the last point it evaluates: on one lane each evaluation stores its
+    // gamma and G (the iterate's are no longer needed: H is factored, J^T gamma formed), so the
+    // accepted one is the next head()'s (rows_at_v). Other searches may accept an earlier point.
+    const bool keep_rows =
+        keeps_line_search_rows<Team>() && p.config.line_search_variant == LineSearchVariant::MonotoneDecay;
     So last_rows_cost = So(0);
     auto line = [&](So a, bool derivatives) {
       const RowSums<So> rs = evaluate_rows(w, team, a, keep_rows, derivatives);
