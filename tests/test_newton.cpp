@@ -62,6 +62,17 @@ struct ObjectiveProbe {
   }
 };
 
+// One world on the CPU under the scene's solver options with `preset`.
+SimulatorOptions one_cpu_world(const Scene& scene, const std::string& preset) {
+  SimulatorOptions o;
+  o.nworld = 1;
+  o.backend = Backend::CPU;
+  o.override_solver = true;
+  o.solver = scene.solver;
+  o.solver.contact_preset_variant = parse_preset(preset);
+  return o;
+}
+
 }  // namespace
 
 class AssembledObjective : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -69,13 +80,7 @@ class AssembledObjective : public ::testing::TestWithParam<std::tuple<std::strin
 TEST_P(AssembledObjective, GradientAndHessianMatchFiniteDifferences) {
   const std::string scene_name = std::get<0>(GetParam()), preset = std::get<1>(GetParam());
   const Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/" + scene_name + ".json");
-  SimulatorOptions o;
-  o.nworld = 1;
-  o.backend = Backend::CPU;
-  o.override_solver = true;
-  o.solver = scene.solver;
-  o.solver.contact_preset_variant = parse_preset(preset);
-  Simulator sim(scene, o);
+  Simulator sim(scene, one_cpu_world(scene, preset));
   // Run into a contact-rich state, then one more step to fill the solver's buffers from it.
   const int warm = static_cast<int>(std::lround(0.4 / scene.dt));
   for (int k = 0; k < warm; ++k) sim.step();
@@ -123,13 +128,7 @@ class KeptLineSearchEvaluation : public ::testing::TestWithParam<std::tuple<std:
 TEST_P(KeptLineSearchEvaluation, IsTheSolvedVelocitys) {
   const std::string scene_name = std::get<0>(GetParam()), preset = std::get<1>(GetParam());
   const Scene scene = load_scene(std::string(SAP_SOURCE_DIR) + "/scenes/" + scene_name + ".json");
-  SimulatorOptions o;
-  o.nworld = 1;
-  o.backend = Backend::CPU;
-  o.override_solver = true;
-  o.solver = scene.solver;
-  o.solver.contact_preset_variant = parse_preset(preset);
-  Simulator sim(scene, o);
+  Simulator sim(scene, one_cpu_world(scene, preset));
   ASSERT_EQ(sim.solver().config().line_search_variant, LineSearchVariant::MonotoneDecay);
   const int nv = scene.model.nv;
   int checked = 0;
