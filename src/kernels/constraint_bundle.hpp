@@ -5,8 +5,8 @@
 //   count()                    rows (contacts: blocks of 3 rows) in the solve
 //   multiply(r, x, out)        vc = J x for row (block) r
 //   evaluate(r, ...)           cost l_r, impulse gamma_r = -dl/dvc and Hessian G_r at vc + alpha dvc
-//   advance(r, alpha, vc, dvc) vc <- vc + alpha dvc on row (block) r's rows (advance_row)
 //                              (docs/sap-math.md §3.4-§3.8, §4, §5, §12; sap_constraints.hpp)
+//   advance(r, alpha, vc, dvc) vc <- vc + alpha dvc on row (block) r's rows (advance_row)
 //   scatter_transpose(r, ...)  J_r^T gamma_r added into J^T gamma (one lane: rows in order)
 //   gather_transpose(i, r, ...) row r's term of (J^T gamma)_i (a lane per dof: rows in order)
 //   add_hessian(r, ...)        J_r^T G_r J_r added into H (one lane: rows in order)
