@@ -196,6 +196,42 @@ TEST(Rollout, StepNEqualsNSingleSteps) {
   }
 }
 
+// Constant scene schedules (franka_cube holds its keyframe's controls) are written once, not
+// before every step: they must still hold after step(n) (a CUDA graph) and after a restore that
+// overwrote the control arrays (here with a snapshot's zeros, saved before the first step),
+// exactly as the same controls given by set_control.
+TEST(Rollout, ConstantSceneControlsHoldThroughStepNAndRestore) {
+  for (Backend be : backends()) {
+    const Scene sc = scene_named("franka_cube");
+    const int nw = 2, nu = sc.model.nu;
+    ASSERT_GT(nu, 0);
+    std::vector<double> u;
+    bool nonzero = false;
+    for (int w = 0; w < nw; ++w)
+      for (const ControlSchedule& c : sc.controls) {
+        ASSERT_EQ(c.kind, ControlSchedule::Kind::Constant);
+        u.push_back(c.value);
+        nonzero = nonzero || c.value != 0;
+      }
+    ASSERT_TRUE(nonzero) << "the test needs a schedule that differs from the zeroed arrays";
+    Simulator a(sc, opts(nw, be)), b(sc, opts(nw, be));
+    b.set_control(u);
+    Snapshot zeros = a.save(), zeros_b = b.save();  // control arrays still zero in a
+    a.step();
+    b.step();
+    a.step(3);
+    b.step(3);
+    for (int w = 0; w < nw; ++w) EXPECT_TRUE(bit_equal(world_state(a, w), world_state(b, w))) << w;
+    a.restore(zeros);
+    b.restore(zeros_b);
+    a.step();
+    b.step();
+    a.step(4);
+    b.step(4);
+    for (int w = 0; w < nw; ++w) EXPECT_TRUE(bit_equal(world_state(a, w), world_state(b, w))) << w;
+  }
+}
+
 TEST(Rollout, PointerControlsEqualVectorControls) {
   const Scene sc = scene_named("pd_arm");
   const int nw = 3, nu = sc.model.nu;

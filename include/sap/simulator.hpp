@@ -187,6 +187,9 @@ class Simulator {
   int max_rigid_contact_;
   int device_ = -1;  // CUDA device (-1: CPU backend)
   bool scene_controls_;
+  // Every schedule Constant (time- and world-independent, the common case: motors at zero or a
+  // keyframe's controls): written once, again only after a restore overwrote the arrays.
+  bool scene_controls_constant_ = false, scene_controls_written_ = false;
   double time_ = 0;
   std::unique_ptr<Context> ctx_;
   std::unique_ptr<CollisionPipeline> collision_;

@@ -228,6 +228,7 @@ void Simulator::restore(const Snapshot& snap, const WorldSelection& worlds) {
   rollout_->copy(nworld_, m.nv, state_->qvel.slab(), cs(i.qvel), f);
   if (m.na > 0) rollout_->copy(nworld_, m.na, state_->act.slab(), cs(i.act), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl.slab(), cs(i.ctrl), f);
+  scene_controls_written_ = false;  // the next step writes constant scene schedules again
   rollout_->copy(nworld_, m.nu, control_->ctrl_vel.slab(), cs(i.ctrl_vel), f);
   rollout_->copy(nworld_, m.nu, control_->ctrl_ff.slab(), cs(i.ctrl_ff), f);
   rollout_->copy(nworld_, m.nv, control_->qfrc_applied.slab(), cs(i.qfrc_applied), f);
