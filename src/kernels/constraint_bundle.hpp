@@ -111,15 +111,14 @@ struct ContactRows {
     });
   }
 
-  // The contact's entries have decreasing dofs: the search for dof i stops at the first smaller one.
   SAP_HDI void gather_transpose(int i, int c, const double* gamma, double& acc) const {
     const int nj = s.con_jac_n(w)[c];
     const JacDof* dof = s.contact_dofs(w, c);
     const JacValues val = s.contact_jac(w, c);
-    for (int k = 0; k < nj && dof[k] >= i; ++k)
-      if (dof[k] == i)
-        acc = double(So(acc) + So(val[3 * k]) * So(gamma[3 * c]) + So(val[3 * k + 1]) * So(gamma[3 * c + 1]) +
-                     So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
+    const int k = jacobian_entry_of_dof(dof, nj, i);
+    if (k >= 0)
+      acc = double(So(acc) + So(val[3 * k]) * So(gamma[3 * c]) + So(val[3 * k + 1]) * So(gamma[3 * c + 1]) +
+                   So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
   }
 
   // J_a^T G J_b for the entries a <= b of contact c (r = G J_a, then r . J_b), into row dof[a]
@@ -160,9 +159,8 @@ struct ContactRows {
     if (G[0] == 0 && G[3] == 0 && G[5] == 0) return;
     const int nj = s.con_jac_n(w)[c];
     const JacDof* dof = s.contact_dofs(w, c);
-    int a = 0;
-    while (a < nj && dof[a] > i) ++a;
-    if (a < nj && dof[a] == i) s.with_contact_jac(w, c, [&](const auto* val) { add_entry_row(H, ld, G, dof, val, a, nj); });
+    const int a = jacobian_entry_of_dof(dof, nj, i);
+    if (a >= 0) s.with_contact_jac(w, c, [&](const auto* val) { add_entry_row(H, ld, G, dof, val, a, nj); });
   }
 };
 
@@ -325,8 +323,8 @@ struct HolonomicRows {
     const int nj = entries(r);
     const int* dof = dofs(r);
     const double* val = values(r);
-    for (int k = 0; k < nj && dof[k] >= i; ++k)
-      if (dof[k] == i) acc = double(So(acc) + So(val[k]) * So(gamma[s.size.hol_row(r)]));
+    const int k = jacobian_entry_of_dof(dof, nj, i);
+    if (k >= 0) acc = double(So(acc) + So(val[k]) * So(gamma[s.size.hol_row(r)]));
   }
   // G J_a^T J_b for the entries a <= b, into row dof[a] of H's lower triangle.
   SAP_HDI static void add_entry_row(double* H, int ld, So G, const int* dof, const double* val, int a, int nj) {
@@ -346,8 +344,8 @@ struct HolonomicRows {
     if (G == So(0)) return;
     const int nj = entries(r);
     const int* dof = dofs(r);
-    for (int a = 0; a < nj && dof[a] >= i; ++a)
-      if (dof[a] == i) add_entry_row(H, ld, G, dof, values(r), a, nj);
+    const int a = jacobian_entry_of_dof(dof, nj, i);
+    if (a >= 0) add_entry_row(H, ld, G, dof, values(r), a, nj);
   }
 };
 

@@ -153,12 +153,12 @@ struct AngularContactRows {
     const JacDof* dof = s.contact_dofs(w, c);
     const double* jac = s.contact_jac_ang(w, c);
     const double* g = gamma + s.size.ang_row(c);
-    for (int k = 0; k < nj && dof[k] >= i; ++k)
-      if (dof[k] == i) {
-        So a = So(acc);
-        for (int r = 0; r < na; ++r) a += So(jac[3 * k + r]) * So(g[r]);
-        acc = double(a);
-      }
+    const int k = jacobian_entry_of_dof(dof, nj, i);
+    if (k >= 0) {
+      So a = So(acc);
+      for (int r = 0; r < na; ++r) a += So(jac[3 * k + r]) * So(g[r]);
+      acc = double(a);
+    }
   }
 
   // Row dof[a] of H's lower triangle: the terms of J_a^T G J_b (b >= a) that involve an angular
@@ -216,10 +216,8 @@ struct AngularContactRows {
     if (angular_rows(c) == 0) return;
     const int nj = s.con_jac_n(w)[c];
     const JacDof* dof = s.contact_dofs(w, c);
-    int a = 0;
-    while (a < nj && dof[a] > i) ++a;
-    if (a < nj && dof[a] == i)
-      s.with_contact_jac(w, c, [&](const auto* val) { add_entry_row(c, H, ld, G_rows, dof, val, a, nj); });
+    const int a = jacobian_entry_of_dof(dof, nj, i);
+    if (a >= 0) s.with_contact_jac(w, c, [&](const auto* val) { add_entry_row(c, H, ld, G_rows, dof, val, a, nj); });
   }
 };
 
