@@ -6,12 +6,14 @@
 # The executables each link the same device code (~35 MB apiece, ~280 MB in all, over the device
 # tool's 64 MiB): they travel as one solid xz archive, .gpu_pack/bundle.tar.xz (~15 MB), that
 # gpu_run.sh unpacks. Then, with the device tool:  run(command="tools/run/gpu_run.sh", carry=[".gpu_pack"])
+# (and tools/run/gpu_profile.sh: one kernel's profile by source line)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tools/setup.sh --no-build  # packages only
 # The device image's C++ runtime may be older than Debian 12's: link it statically. The library
 # is static too (SAP_SHARED=OFF): the executables then run from wherever the device copy lies.
-cmake -S . -B build-gpu -DSAP_WITH_CUDA=ON -DSAP_SHARED=OFF -DCMAKE_BUILD_TYPE=Release \
+# -lineinfo: the device code's line table, for gpu_profile.sh (no change to the machine code).
+cmake -S . -B build-gpu -DSAP_WITH_CUDA=ON -DSAP_SHARED=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="-lineinfo" \
   -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
 cmake --build build-gpu -j"$(nproc)" >/dev/null
 rm -rf .gpu_bundle && mkdir -p .gpu_bundle/lib
