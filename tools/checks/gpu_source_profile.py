@@ -65,8 +65,8 @@ def profile(sass_csv_rows, disasm_lines, frame_file):
     by_offset = {int(r[0], 16) - base: r for r in data}
     insts = instructions(disasm_lines)
     if len(insts) != len(data):
-        print(f"warning: {len(insts)} instructions in the disassembly, {len(data)} in the samples "
-              "(another build or another kernel?)", file=sys.stderr)
+        sys.exit(f"gpu_source_profile: {len(insts)} instructions in the disassembly, {len(data)} in the samples: "
+                 "not the profiled kernel's function (another launcher form or template instance?) or another build")
     sampled, executed, threads = (col["Warp Stall Sampling (All Samples)"], col["Instructions Executed"],
                                   col["Thread Instructions Executed"])
     inner = collections.defaultdict(lambda: [0.0, 0.0, 0.0])

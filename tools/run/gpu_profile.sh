@@ -7,14 +7,15 @@
 #   run(command="tools/run/gpu_profile.sh", carry=[".gpu_pack"])          (about 40 s on an H100)
 # Environment (defaults: the humanoid's fused solve, approx32, 8192 worlds, its 21st launch, in the fall):
 #   PROFILE_KERNEL  ncu's regex on the demangled kernel name      SapSolveKernel<double (the first such launch)
-#   PROFILE_SYMBOL  a part of the kernel's mangled name           SapSolveKernelIdLb0ELb0E
+#   PROFILE_SYMBOL  a regex on the mangled name of the function   team_kernel_warpINS_14SapSolveKernelIdLb0ELb0E
+#                   that ran (its launcher too: team_kernel_warp for a team of 32, team_kernel for a block)
 #   PROFILE_SKIP    launches of that kernel to skip               20
 #   arguments       sap_bench's, after the scene                  scenes/humanoid.json --worlds 8192 --steps 30 --warmup 4
 set -uo pipefail
 out=${OUT:-/tmp/gpu_out}
 mkdir -p "$out"
 kernel=${PROFILE_KERNEL:-SapSolveKernel<double}
-symbol=${PROFILE_SYMBOL:-SapSolveKernelIdLb0ELb0E}
+symbol=${PROFILE_SYMBOL:-team_kernel_warpINS_14SapSolveKernelIdLb0ELb0E}
 skip=${PROFILE_SKIP:-20}
 [ $# -gt 0 ] || set -- scenes/humanoid.json --worlds 8192 --steps 30 --warmup 4
 [ -d .gpu_bundle ] || python3 -c 'import tarfile; tarfile.open(".gpu_pack/bundle.tar.xz").extractall(".")'
@@ -33,7 +34,9 @@ rm -rf /tmp/cubins && mkdir /tmp/cubins && (cd /tmp/cubins && cuobjdump -xelf al
 for f in /tmp/cubins/*.cubin; do
   name=$(cuobjdump -symbols "$f" 2>/dev/null | grep -oE "[^ ]*${symbol}[^ ]*" | head -1)
   [ -n "$name" ] || continue
-  nvdisasm --print-line-info-inline "$f" | awk -v s=".text.$name" '/^[[:space:]]*\.section/ {on = index($0, s) > 0} on' > /tmp/disasm.txt
+  echo "gpu_profile: $name in $(basename "$f")" | tee -a "$out/ncu.txt"
+  nvdisasm --print-line-info-inline "$f" |
+    awk -v s=".text.$name," '/^[[:space:]]*\.section/ {on = index($0, s) > 0} on' > /tmp/disasm.txt
   break
 done
 [ -s /tmp/disasm.txt ] || { echo "gpu_profile: no cubin defines a function matching $symbol"; exit 1; }
