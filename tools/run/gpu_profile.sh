@@ -30,7 +30,7 @@ timeout 300 "$ncu" --kernel-name-base demangled -k "regex:$kernel" --launch-skip
 "$ncu" -i /tmp/profile.ncu-rep --page details >> "$out/ncu.txt" 2>&1
 "$ncu" -i /tmp/profile.ncu-rep --page source --csv --print-source sass > /tmp/sass.csv || exit 1
 # The kernel's machine code with its line table: the cubin that defines it, disassembled, cut to its section.
-rm -rf /tmp/cubins && mkdir /tmp/cubins && (cd /tmp/cubins && cuobjdump -xelf all "$bench" > /dev/null)
+rm -rf /tmp/cubins /tmp/disasm.txt && mkdir /tmp/cubins && (cd /tmp/cubins && cuobjdump -xelf all "$bench" > /dev/null)
 for f in /tmp/cubins/*.cubin; do
   name=$(cuobjdump -symbols "$f" 2>/dev/null | grep -oE "[^ ]*${symbol}[^ ]*" | head -1)
   [ -n "$name" ] || continue
