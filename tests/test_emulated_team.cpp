@@ -10,6 +10,7 @@
 #include <random>
 
 #include "kernels/cholesky.hpp"
+#include "kernels/cholesky_worlds.hpp"
 #include "sap/backend/launch_cpu.hpp"
 #include "sap/backend/launch_emu.hpp"
 
@@ -446,6 +447,62 @@ TEST(EmulatedTeam, TeamCholeskyMatchesTheOneLaneForm) {
       EXPECT_LT((m * xw - bw).norm(), 1e-12 * bw.norm());
     }
   }
+}
+
+// The CPU's worlds in SIMD lanes (kernels/cholesky_worlds.hpp): 1 .. kWorldLanes systems with one
+// envelope factored and solved together give each system bitwise the one-lane factor and solve's
+// solution; systems whose envelopes differ, or with a pivot that is not positive, are refused and
+// left as they were (the caller then solves each alone).
+template <class S>
+void expect_world_lanes_as_one_lane() {
+  const int n = 23, n0 = 10, nworld = 6;  // worlds 1 .. 5 coupled alike; world 0 has another envelope
+  std::vector<double> a, b;
+  envelope_systems(n, n0, nworld, a, b);
+  auto system = [&](int w) {  // lower triangle (ld = n), then the right-hand side
+    std::vector<S> sys(static_cast<std::size_t>(n * n + n), S(0));
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j <= i; ++j) sys[static_cast<std::size_t>(i * n + j)] = S(a[static_cast<std::size_t>(w * n * n + i * n + j)]);
+      sys[static_cast<std::size_t>(n * n + i)] = S(b[static_cast<std::size_t>(w * n + i)]);
+    }
+    return sys;
+  };
+  auto alone = [&](int w) {
+    std::vector<S> sys = system(w);
+    std::vector<int> first(static_cast<std::size_t>(n));
+    CpuTeam team;
+    EXPECT_TRUE(cholesky_factor<S>(team, sys.data(), n, n, first.data()));
+    cholesky_solve<S>(team, sys.data(), sys.data() + n * n, n, n, first.data());
+    return std::vector<S>(sys.begin() + n * n, sys.end());
+  };
+  std::vector<typename WorldLanes<S>::V> lanes(static_cast<std::size_t>(n * n + n));
+  std::vector<int> first(static_cast<std::size_t>(n));
+  for (int count = 1; count <= kWorldLanes; ++count) {
+    std::vector<std::vector<S>> sys;
+    S* ptr[kWorldLanes];
+    for (int k = 0; k < count; ++k) sys.push_back(system(1 + k));
+    for (int k = 0; k < count; ++k) ptr[k] = sys[static_cast<std::size_t>(k)].data();
+    ASSERT_TRUE(cholesky_factor_solve_worlds<S>(ptr, count, n, n, lanes.data(), first.data())) << count;
+    for (int k = 0; k < count; ++k)
+      EXPECT_EQ(std::vector<S>(sys[static_cast<std::size_t>(k)].begin() + n * n, sys[static_cast<std::size_t>(k)].end()),
+                alone(1 + k))
+          << count << " systems, lane " << k << ": the one-lane arithmetic, bitwise";
+  }
+  // Refused, untouched: another envelope beside (world 0: no coupling), a negative pivot.
+  std::vector<std::vector<S>> sys = {system(1), system(0)};
+  S* ptr[kWorldLanes] = {sys[0].data(), sys[1].data()};
+  EXPECT_FALSE(cholesky_factor_solve_worlds<S>(ptr, 2, n, n, lanes.data(), first.data()));
+  EXPECT_EQ(sys[0], system(1));
+  EXPECT_EQ(sys[1], system(0));
+  sys = {system(1), system(2), system(3)};
+  sys[2][static_cast<std::size_t>(5 * n + 5)] = S(-1);
+  for (int k = 0; k < 3; ++k) ptr[k] = sys[static_cast<std::size_t>(k)].data();
+  EXPECT_FALSE(cholesky_factor_solve_worlds<S>(ptr, 3, n, n, lanes.data(), first.data()));
+  EXPECT_EQ(sys[0], system(1));
+}
+
+TEST(EmulatedTeam, WorldLanesSolveAsOneLane) {
+  expect_world_lanes_as_one_lane<float>();
+  expect_world_lanes_as_one_lane<double>();
 }
 
 // The synchronisation the team Cholesky needs in one warp: the load 1, the factor

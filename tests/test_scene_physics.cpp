@@ -320,6 +320,32 @@ TEST_P(Determinism, BitwiseAcrossRunsThreadsAndChunkings) {
   expect_same(run_worlds(scene, one, 1, c.steps), one, "single world");
 }
 
+// On one CPU thread, 16 worlds run in chunks of four, and the fused solve runs a chunk's worlds
+// side by side with their Newton systems factored in SIMD lanes (SapSolveKernel::solve_worlds):
+// each world's trajectory is bitwise its trajectory alone, with the fp32 linear solve (approx32)
+// and the fp64 one (drake).
+TEST(WorldLanes, SolvedTogetherAsAlone) {
+  for (const char* name : {"humanoid", "box_stack_5"})
+    for (const char* preset : {"approx32", "drake"}) {
+      Scene scene = load_scene(scene_path(name));
+      scene.solver.contact_preset_variant = parse_preset(preset);
+      scene.perturbation.qpos_std = 1e-3;
+      scene.perturbation.qvel_std = 0.02;
+      scene.perturbation.seed = 7;
+      const int nworld = 16, steps = 120;
+      std::vector<int> all(nworld);
+      for (int w = 0; w < nworld; ++w) all[static_cast<std::size_t>(w)] = w;
+      const auto together = run_worlds(scene, all, 1, steps);
+      EXPECT_NE(together[0], together[nworld - 1]) << "the worlds differ";
+      for (int w : {0, 5, 10, 15}) {
+        const auto alone = run_worlds(scene, {w}, 1, steps);
+        EXPECT_TRUE(std::memcmp(alone[0].data(), together[static_cast<std::size_t>(w)].data(),
+                                alone[0].size() * sizeof(double)) == 0)
+            << name << " " << preset << ": world " << w << " differs from its run alone";
+      }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(ContactRich, Determinism,
                          ::testing::Values(DeterminismCase{"box_stack_5", 5, 250},
                                            DeterminismCase{"sphere_pile", 3, 50, 0.245},

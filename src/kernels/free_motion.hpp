@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/cholesky.hpp"
+#include "kernels/cholesky_worlds.hpp"
 #include "kernels/dynamics.hpp"
 #include "kernels/kinematics.hpp"
 #include "sap/status.hpp"
@@ -206,15 +207,84 @@ struct FreeMotionKernel {
     world_step(w, team, dw, d.cdof(w));
   }
 
+#if !defined(__CUDACC__)
+  // The CPU's free motion of worlds w0 .. w0 + g - 1 (g <= kWorldLanes; one team of one lane
+  // each, every team with its own scratch) side by side: each world's assemble, then the factors
+  // of A taken together, one world per SIMD lane (kernels/cholesky_worlds.hpp), when their
+  // envelopes agree (else each alone), then each world's passes. The worlds share no data: each
+  // world's arithmetic is operator()'s, bitwise. lanes: world_lanes_bytes() of scratch.
+  template <class Team>
+  void run_worlds(int w0, int g, Team* teams, void* lanes) const {
+    if constexpr (copies_cdof<Team>()) {
+      if (on_chip) {
+        const S* copies[kWorldLanes];
+        for (int l = 0; l < g; ++l) {
+          const FreeMotionOnChip o = FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, true, true);
+          S* copy = reinterpret_cast<S*>(reinterpret_cast<double*>(teams[l].shared_mem()) + o.cdof);
+          const double* cdof = d.cdof(w0 + l);
+          for (int k = 0; k < 6 * m.nv; ++k) copy[k] = S(cdof[k]);
+          copies[l] = copy;
+        }
+        steps_side_by_side(w0, g, teams, lanes, copies);
+        return;
+      }
+    }
+    const double* cdofs[kWorldLanes];
+    for (int l = 0; l < g; ++l) cdofs[l] = d.cdof(w0 + l);
+    steps_side_by_side(w0, g, teams, lanes, cdofs);
+  }
+
+  std::size_t world_lanes_bytes() const { return sap::world_lanes_bytes<S>(m.nv_pad); }
+
+  template <class Team, class C>
+  void steps_side_by_side(int w0, int g, Team* teams, void* lanes, C* const* cdof) const {
+    int live[kWorldLanes], count = 0;
+    for (int l = 0; l < g; ++l)
+      if (!(status[w0 + l] & kStatusSkipped)) live[count++] = l;
+    S* a[kWorldLanes];
+    for (int k = 0; k < count; ++k) {
+      const int l = live[k];
+      const DataView dw = working_set(teams[l]);
+      assemble(w0 + l, teams[l], dw, cdof[l]);
+      a[k] = reinterpret_cast<S*>(dw.chol(w0 + l));
+    }
+    bool ok[kWorldLanes];
+    int* first0 = count > 0 ? working_set(teams[live[0]]).chol_first(w0 + live[0]) : nullptr;
+    if (count >= 2 && cholesky_factor_worlds<S>(a, count, m.nv, m.nv_pad,
+                                                static_cast<typename WorldLanes<S>::V*>(lanes), first0)) {
+      for (int k = 0; k < count; ++k) {
+        int* first = working_set(teams[live[k]]).chol_first(w0 + live[k]);
+        if (first != first0)
+          for (int i = 0; i < m.nv; ++i) first[i] = first0[i];
+        ok[k] = true;
+      }
+    } else {
+      for (int k = 0; k < count; ++k)
+        ok[k] = cholesky_factor<S>(teams[live[k]], a[k], m.nv, m.nv_pad,
+                                   working_set(teams[live[k]]).chol_first(w0 + live[k]));
+    }
+    for (int k = 0; k < count; ++k)
+      passes(w0 + live[k], teams[live[k]], working_set(teams[live[k]]), cdof[live[k]], ok[k]);
+  }
+#endif
+
   // The free motion of world w, with the working set dw and cdof in its storage C (d's, or the
-  // one-lane copy).
+  // one-lane copy): A and k assembled and A loaded for its factor, the factor, the passes.
   template <class Team, class C>
   SAP_HD void world_step(int w, Team& team, const DataView& dw, const C* cdof) const {
+    assemble(w, team, dw, cdof);
+    const bool ok = cholesky_factor<S>(team, reinterpret_cast<S*>(dw.chol(w)), m.nv, m.nv_pad, dw.chol_first(w));
+    passes(w, team, dw, cdof, ok);
+  }
+
+  // Bias, A and the explicit forces k0 (dw.scratch_nv) of world w; A loaded, reversed, into the
+  // factor buffer dw.chol in precision S.
+  template <class Team, class C>
+  SAP_HD void assemble(int w, Team& team, const DataView& dw, const C* cdof) const {
     const int nv = m.nv, ld = m.nv_pad;
     const TreeScratch t = tree_scratch(dw, w);
     const double* qvel = state_in.qvel(w);
     double* k0 = dw.scratch_nv(w);  // explicit forces without the bias
-    double* v_star = d.v_star(w);
     // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
     // levels), the per-dof terms strided over the lanes.
     body_velocities<S>(team, m, qvel, cdof, t.cvel, t.cdof_dot);
@@ -261,7 +331,6 @@ struct FreeMotionKernel {
     // Factor A once in precision S, in reversed dof order (cholesky_load_reversed: no fill on a
     // tree); each pass solves A a = k0 - bias and sets v* = v + h a.
     S* L = reinterpret_cast<S*>(dw.chol(w));
-    S* x = L + ld * ld;
     if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
       assemble_A(w, team, cdof, t.crb, d.A32(w), d.A32(w));
       cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
@@ -269,7 +338,18 @@ struct FreeMotionKernel {
       assemble_A(w, team, cdof, t.crb, d.M(w), d.A(w));
       cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
     }
-    const bool ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
+  }
+
+  // The passes of world w after the factor of A (ok: it succeeded): v* and the status bits.
+  template <class Team, class C>
+  SAP_HD void passes(int w, Team& team, const DataView& dw, const C* cdof, bool ok) const {
+    const int nv = m.nv, ld = m.nv_pad;
+    const TreeScratch t = tree_scratch(dw, w);
+    const double* qvel = state_in.qvel(w);
+    const double* k0 = dw.scratch_nv(w);
+    double* v_star = d.v_star(w);
+    const S* L = reinterpret_cast<const S*>(dw.chol(w));
+    S* x = reinterpret_cast<S*>(dw.chol(w)) + ld * ld;
     // The midpoint passes are a fixed-point iteration v* <- F(v*) = v + h A^-1 (k - C((v + v*)/2));
     // it contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s
     // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "kernels/cholesky.hpp"
+#include "kernels/cholesky_worlds.hpp"
 #include "kernels/constraint_bundle.hpp"
 #include "kernels/line_search.hpp"
 #include "kernels/sap_constraints.hpp"
@@ -612,6 +613,68 @@ struct SapSolveKernel {
     }
     finish(w, team, it);
   }
+
+#if !defined(__CUDACC__)
+  // The CPU's fused solve of worlds w0 .. w0 + g - 1 (g <= kWorldLanes; one team of one lane
+  // each, every team with its own scratch) in lock-step: each world runs operator()'s loop, and
+  // the Newton directions that several need in the same round are factored and solved together,
+  // one world per SIMD lane (kernels/cholesky_worlds.hpp), when their envelopes agree; else each
+  // alone. The worlds share no data, so running them side by side changes nothing of any one:
+  // each world's arithmetic is operator()'s, bitwise. lanes: scratch of (ld * ld + ld) x
+  // kWorldLanes scalars of the linear solve's precision (world_lanes_bytes).
+  template <class Team>
+  void run_worlds(int w0, int g, Team* teams, void* lanes) const {
+    NewtonIterate it[kWorldLanes];
+    bool running[kWorldLanes];
+    for (int l = 0; l < g; ++l) {
+      begin(w0 + l, teams[l], it[l]);
+      running[l] = true;
+    }
+    for (;;) {
+      int need[kWorldLanes], count = 0;
+      for (int l = 0; l < g; ++l) {
+        if (running[l] && it[l].phase != kDone && head(w0 + l, teams[l], it[l])) need[count++] = l;
+        else running[l] = false;
+      }
+      if (count == 0) break;
+      bool ok[kWorldLanes];
+      if (p.config.contact_linear_solve_precision == Precision::F32) newton_directions<float>(w0, teams, need, count, lanes, ok);
+      else newton_directions<double>(w0, teams, need, count, lanes, ok);
+      for (int k = 0; k < count; ++k)
+        if (!tail(w0 + need[k], teams[need[k]], it[need[k]], ok[k])) running[need[k]] = false;
+    }
+    for (int l = 0; l < g; ++l) finish(w0 + l, teams[l], it[l]);
+  }
+
+  std::size_t world_lanes_bytes() const {
+    return linear_f32() ? sap::world_lanes_bytes<float>(m.nv_pad) : sap::world_lanes_bytes<double>(m.nv_pad);
+  }
+
+  // newton_direction for the worlds w0 + need[k], k < count: ok[k] its result. Two or more
+  // with one envelope go through the lanes; the others (and all of them, when a lane's pivot
+  // fails) one by one.
+  template <class Sl, class Team>
+  void newton_directions(int w0, Team* teams, const int* need, int count, void* lanes, bool* ok) const {
+    if (count >= 2) {
+      Sl* sys[kWorldLanes];
+      for (int k = 0; k < count; ++k) {
+        Team& team = teams[need[k]];
+        load_newton_system<Sl>(w0 + need[k], team);
+        sys[k] = reinterpret_cast<Sl*>(factor(w0 + need[k], team));
+      }
+      int* first = envelope(w0 + need[0], teams[need[0]]);
+      if (cholesky_factor_solve_worlds<Sl>(sys, count, m.nv, m.nv_pad,
+                                           static_cast<typename WorldLanes<Sl>::V*>(lanes), first)) {
+        for (int k = 0; k < count; ++k) {
+          store_direction<Sl>(w0 + need[k], teams[need[k]]);
+          ok[k] = true;
+        }
+        return;
+      }
+    }
+    for (int k = 0; k < count; ++k) ok[k] = newton_direction<Sl>(w0 + need[k], teams[need[k]]);
+  }
+#endif
 
   SAP_HDI static So S_half() { return So(0.5); }
 };

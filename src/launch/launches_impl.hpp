@@ -45,8 +45,11 @@ class SolverLaunchImpl final : public SolverLaunch {
     const std::size_t bytes =
         on_chip ? shared_bytes(FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, f32, f32 && one_lane_exec<Exec>()))
                 : 0;
-    if (f32) run_teams(nworld, FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status, on_chip}, bytes);
-    else run_teams(nworld, FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status, on_chip}, bytes);
+    auto launch = [&](const auto& k) {  // per-world model parameters: their wrapper, world by world
+      if (world_model.slot || !run_world_groups(nworld, k, bytes)) run_teams(nworld, k, bytes);
+    };
+    if (f32) launch(FreeMotionKernel<float>{m, in, control, h, coriolis_passes, d, status, on_chip});
+    else launch(FreeMotionKernel<double>{m, in, control, h, coriolis_passes, d, status, on_chip});
   }
 
   void constraint_setup(Precision weights, int nworld, const ModelView& m, ConstStateView in, ControlView control,
@@ -115,8 +118,28 @@ class SolverLaunchImpl final : public SolverLaunch {
     const std::size_t bytes =
         on_chip ? shared_bytes(NewtonOnChip::layout(m.nv_pad, f32, rows, s.size.nrow(), s.size.nG(), s.size.njac)) : 0;
     if (objective == Precision::F32)
-      for_each_world_team(exec_, nworld, bytes, SapSolveKernel<float, false, kAngular>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
-    else for_each_world_team(exec_, nworld, bytes, SapSolveKernel<double, false, kAngular>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
+      solve_teams(nworld, bytes, SapSolveKernel<float, false, kAngular>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
+    else solve_teams(nworld, bytes, SapSolveKernel<double, false, kAngular>{m, in, p, d, s.rows(), s.newton(), status, d.chol, d.chol_first, on_chip, rows});
+  }
+  // The fused solve's launch (its kernel reads no per-world model parameters).
+  template <class K>
+  void solve_teams(int nworld, std::size_t bytes, const K& k) {
+    if (!run_world_groups(nworld, k, bytes)) for_each_world_team(exec_, nworld, bytes, k);
+  }
+  // On one-lane CPU teams, a kernel with run_worlds (the free motion, the fused solve) takes
+  // kWorldLanes worlds of a chunk side by side, their factorisations together in SIMD lanes
+  // (kernels/cholesky_worlds.hpp; the same bits as world by world). False: not launched (other
+  // executors, which run their teams as usual).
+  template <class K>
+  bool run_world_groups(int nworld, const K& k, std::size_t bytes) {
+#if !defined(__CUDACC__)
+    if constexpr (one_lane_exec<Exec>()) {
+      for_each_world_group<kWorldLanes>(exec_, nworld, bytes, k.world_lanes_bytes(),
+                                        [&](int w0, int g, auto* teams, char* lanes) { k.run_worlds(w0, g, teams, lanes); });
+      return true;
+    }
+#endif
+    return false;
   }
   template <bool kAngular>
   void newton_tail_as(Precision objective, int nworld, const ModelView& m, ConstStateView in, const DataView& d,
