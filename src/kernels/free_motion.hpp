@@ -245,7 +245,7 @@ struct FreeMotionKernel {
     for (int k = 0; k < count; ++k) {
       const int l = live[k];
       const DataView dw = working_set(teams[l]);
-      assemble(w0 + l, teams[l], dw, cdof[l]);
+      world_step<kAssembleA>(w0 + l, teams[l], dw, cdof[l]);
       a[k] = reinterpret_cast<S*>(dw.chol(w0 + l));
     }
     bool ok[kWorldLanes];
@@ -264,92 +264,82 @@ struct FreeMotionKernel {
                                    working_set(teams[live[k]]).chol_first(w0 + live[k]));
     }
     for (int k = 0; k < count; ++k)
-      passes(w0 + live[k], teams[live[k]], working_set(teams[live[k]]), cdof[live[k]], ok[k]);
+      world_step<kPasses>(w0 + live[k], teams[live[k]], working_set(teams[live[k]]), cdof[live[k]], ok[k]);
   }
 #endif
 
   // The free motion of world w, with the working set dw and cdof in its storage C (d's, or the
-  // one-lane copy): A and k assembled and A loaded for its factor, the factor, the passes.
-  template <class Team, class C>
-  SAP_HD void world_step(int w, Team& team, const DataView& dw, const C* cdof) const {
-    assemble(w, team, dw, cdof);
-    const bool ok = cholesky_factor<S>(team, reinterpret_cast<S*>(dw.chol(w)), m.nv, m.nv_pad, dw.chol_first(w));
-    passes(w, team, dw, cdof, ok);
-  }
-
-  // Bias, A and the explicit forces k0 (dw.scratch_nv) of world w; A loaded, reversed, into the
-  // factor buffer dw.chol in precision S.
-  template <class Team, class C>
-  SAP_HD void assemble(int w, Team& team, const DataView& dw, const C* cdof) const {
+  // one-lane copy): kParts = kWholeStep. The CPU's worlds side by side (run_worlds) run it in
+  // two parts around their factors of A taken together: kAssembleA (the bias, k0 and A, loaded
+  // for the factor) and kPasses (after the factor, `factored` its result). One body, so that
+  // the whole step compiles as one function on the GPU (the same registers).
+  enum : int { kAssembleA = 1, kPasses = 2, kWholeStep = 3 };
+  template <int kParts = kWholeStep, class Team, class C>
+  SAP_HD void world_step(int w, Team& team, const DataView& dw, const C* cdof, bool factored = false) const {
     const int nv = m.nv, ld = m.nv_pad;
     const TreeScratch t = tree_scratch(dw, w);
     const double* qvel = state_in.qvel(w);
     double* k0 = dw.scratch_nv(w);  // explicit forces without the bias
-    // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
-    // levels), the per-dof terms strided over the lanes.
-    body_velocities<S>(team, m, qvel, cdof, t.cvel, t.cdof_dot);
-    bias_forces<S>(team, m, qvel, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
-    composite_inertias<S>(team, m, d.cinert(w), t.crb);
-    spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
-    team.sync();
-    const double* applied = control.qfrc_applied(w);
-    for (int i = team.rank(); i < nv; i += team.size())
-      k0[i] = double(S(applied[i]) + S(dw.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
-    if (m.nqfrc_extra > 0)  // stage 1b's explicit forces (kernels/actuation.hpp) at v_n
-      for (int i = team.rank(); i < nv; i += team.size()) k0[i] = double(S(k0[i]) + S(d.qfrc_extra(w)[i]));
-    bool has_scatter = m.ntendon > 0;
-    for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
-    if (has_scatter) {
+    double* v_star = d.v_star(w);
+    S* L = reinterpret_cast<S*>(dw.chol(w));
+    S* x = L + ld * ld;
+    if constexpr ((kParts & kAssembleA) != 0) {
+      // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
+      // levels), the per-dof terms strided over the lanes.
+      body_velocities<S>(team, m, qvel, cdof, t.cvel, t.cdof_dot);
+      bias_forces<S>(team, m, qvel, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
+      composite_inertias<S>(team, m, d.cinert(w), t.crb);
+      spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
       team.sync();
-      if (team.rank() == 0) {  // one-lane: motor forces and tendon damping (scatter onto dofs)
-        // Motors on dofs and fixed tendons (spatial tendons' motors: stage 1b).
-        const double* ctrl = control.ctrl(w);
-        for (int u = 0; u < m.nu; ++u)
-          if (m.actuator_type[u] == kActMotor) {
-            const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
-            const S f = motor_force<S>(m, u, actuator_law_input<S>(m, u, ctrl, d.act_input(w)));
-            if (t < 0) {
-              const int dof = m.actuator_dofadr[u];
-              k0[dof] = double(S(k0[dof]) + f);
-            } else {  // tendon transmission: J_t^T (gear ctrl)
-              for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { k0[dof] = double(S(k0[dof]) + S(c) * f); });
+      const double* applied = control.qfrc_applied(w);
+      for (int i = team.rank(); i < nv; i += team.size())
+        k0[i] = double(S(applied[i]) + S(dw.qfrc_spring(w)[i]) - S(m.dof_damping[i]) * S(qvel[i]));
+      if (m.nqfrc_extra > 0)  // stage 1b's explicit forces (kernels/actuation.hpp) at v_n
+        for (int i = team.rank(); i < nv; i += team.size()) k0[i] = double(S(k0[i]) + S(d.qfrc_extra(w)[i]));
+      bool has_scatter = m.ntendon > 0;
+      for (int u = 0; u < m.nu && !has_scatter; ++u) has_scatter = m.actuator_type[u] == kActMotor;
+      if (has_scatter) {
+        team.sync();
+        if (team.rank() == 0) {  // one-lane: motor forces and tendon damping (scatter onto dofs)
+          // Motors on dofs and fixed tendons (spatial tendons' motors: stage 1b).
+          const double* ctrl = control.ctrl(w);
+          for (int u = 0; u < m.nu; ++u)
+            if (m.actuator_type[u] == kActMotor) {
+              const int t = m.actuator_tendonid ? m.actuator_tendonid[u] : -1;
+              const S f = motor_force<S>(m, u, actuator_law_input<S>(m, u, ctrl, d.act_input(w)));
+              if (t < 0) {
+                const int dof = m.actuator_dofadr[u];
+                k0[dof] = double(S(k0[dof]) + f);
+              } else {  // tendon transmission: J_t^T (gear ctrl)
+                for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { k0[dof] = double(S(k0[dof]) + S(c) * f); });
+              }
             }
+          // Fixed-tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as
+          // dof_damping; spatial tendons: stage 1b).
+          for (int t = 0; t < m.ntendon; ++t) {
+            if (m.tendon_damping[t] == 0) continue;
+            S Ld = S(0);
+            for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { Ld += S(c) * S(qvel[dof]); });
+            for_each_fixed_tendon_dof(m, t, [&](int dof, double c) {
+              k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(c) * Ld);
+            });
           }
-        // Fixed-tendon damping b: -J_t^T b J_t v here, h b J_t^T J_t in A below (implicit, as
-        // dof_damping; spatial tendons: stage 1b).
-        for (int t = 0; t < m.ntendon; ++t) {
-          if (m.tendon_damping[t] == 0) continue;
-          S Ld = S(0);
-          for_each_fixed_tendon_dof(m, t, [&](int dof, double c) { Ld += S(c) * S(qvel[dof]); });
-          for_each_fixed_tendon_dof(m, t, [&](int dof, double c) {
-            k0[dof] = double(S(k0[dof]) - S(m.tendon_damping[t]) * S(c) * Ld);
-          });
         }
       }
+      team.sync();
+      // Factor A once in precision S, in reversed dof order (cholesky_load_reversed: no fill on a
+      // tree); each pass solves A a = k0 - bias and sets v* = v + h a.
+      if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
+        assemble_A(w, team, cdof, t.crb, d.A32(w), d.A32(w));
+        cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
+      } else {
+        assemble_A(w, team, cdof, t.crb, d.M(w), d.A(w));
+        cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
+      }
     }
-    team.sync();
-    // Factor A once in precision S, in reversed dof order (cholesky_load_reversed: no fill on a
-    // tree); each pass solves A a = k0 - bias and sets v* = v + h a.
-    S* L = reinterpret_cast<S*>(dw.chol(w));
-    if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
-      assemble_A(w, team, cdof, t.crb, d.A32(w), d.A32(w));
-      cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
-    } else {
-      assemble_A(w, team, cdof, t.crb, d.M(w), d.A(w));
-      cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
-    }
-  }
-
-  // The passes of world w after the factor of A (ok: it succeeded): v* and the status bits.
-  template <class Team, class C>
-  SAP_HD void passes(int w, Team& team, const DataView& dw, const C* cdof, bool ok) const {
-    const int nv = m.nv, ld = m.nv_pad;
-    const TreeScratch t = tree_scratch(dw, w);
-    const double* qvel = state_in.qvel(w);
-    const double* k0 = dw.scratch_nv(w);
-    double* v_star = d.v_star(w);
-    const S* L = reinterpret_cast<const S*>(dw.chol(w));
-    S* x = reinterpret_cast<S*>(dw.chol(w)) + ld * ld;
+    bool ok = factored;
+    if constexpr (kParts == kWholeStep) ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
+    if constexpr ((kParts & kPasses) == 0) return;
     // The midpoint passes are a fixed-point iteration v* <- F(v*) = v + h A^-1 (k - C((v + v*)/2));
     // it contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s
     // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad

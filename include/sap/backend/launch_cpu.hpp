@@ -100,24 +100,27 @@ void for_each_world_team(CpuExec& exec, int nworld, std::size_t shmem_bytes, con
 }
 
 // for_each_world_team for kernels that run several worlds side by side on one thread:
-// f(w0, g, teams, extra) for groups of g <= G consecutive worlds of a chunk (the same chunks as
-// for_each_world_team, so the same worlds on the same threads), teams[0 .. g) with shmem_bytes
-// of scratch each and `extra` with extra_bytes shared by the group.
+// f(w0, g, teams, extra) for groups of g <= G consecutive worlds (every group full but the
+// last), teams[0 .. g) with shmem_bytes of scratch each and `extra` with extra_bytes shared by
+// the group. The chunks on the thread pool are runs of whole groups (exec.chunks of the groups:
+// a few per thread), so no chunk boundary splits a group. No result depends on which thread or
+// group a world runs in: the worlds share no data.
 template <int G, class F>
 void for_each_world_group(CpuExec& exec, int nworld, std::size_t shmem_bytes, std::size_t extra_bytes, const F& f) {
   if (nworld <= 0) return;
   const std::size_t stride = (shmem_bytes + 63) / 64 * 64;  // each team's scratch 64-byte aligned
   const std::size_t bytes = 64 + G * stride + extra_bytes;  // 64: room to align the start
-  const int nchunk = exec.chunks(nworld);
+  const int ngroup = (nworld + G - 1) / G;
+  const int nchunk = exec.chunks(ngroup);
   if (exec.scratch->empty() || (*exec.scratch)[0].size() < bytes) reserve_shared(exec, bytes);
   auto body = [&](int c, int slot) {
     char* base = (*exec.scratch)[static_cast<std::size_t>(slot)].data();
     base += (64 - reinterpret_cast<std::uintptr_t>(base) % 64) % 64;  // vector scratch: 64-byte aligned
     CpuTeam teams[G];
     for (int k = 0; k < G; ++k) teams[k] = CpuTeam(base + k * stride);
-    const int w0 = static_cast<int>(static_cast<long long>(nworld) * c / nchunk);
-    const int w1 = static_cast<int>(static_cast<long long>(nworld) * (c + 1) / nchunk);
-    for (int w = w0; w < w1; w += G) f(w, w1 - w < G ? w1 - w : G, teams, base + G * stride);
+    const int g0 = static_cast<int>(static_cast<long long>(ngroup) * c / nchunk);
+    const int g1 = static_cast<int>(static_cast<long long>(ngroup) * (c + 1) / nchunk);
+    for (int w = G * g0; w < G * g1 && w < nworld; w += G) f(w, nworld - w < G ? nworld - w : G, teams, base + G * stride);
   };
   if (exec.pool && nchunk > 1) exec.pool->run(nchunk, body);
   else
