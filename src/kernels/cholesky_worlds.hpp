@@ -10,7 +10,7 @@
 // four chains; cholesky_solve's row forms with the pivots' reciprocals), so each world's factor
 // and solution are bitwise those of cholesky_factor + cholesky_solve on its own, provided the
 // worlds' envelopes (`first`) are equal: dot_range's chains start at each row's envelope, so
-// worlds whose envelopes differ are not put together (the caller compares them). Host code only,
+// worlds whose envelopes differ are not put together (load_world_lanes refuses). Host code only,
 // with the compiler's vector types: never compiled by nvcc.
 #pragma once
 
