@@ -196,15 +196,21 @@ struct FreeMotionKernel {
     const DataView dw = working_set(team);
     if constexpr (copies_cdof<Team>()) {
       if (on_chip) {
-        const FreeMotionOnChip o = FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, true, true);
-        S* copy = reinterpret_cast<S*>(reinterpret_cast<double*>(team.shared_mem()) + o.cdof);
-        const double* cdof = d.cdof(w);
-        for (int k = 0; k < 6 * m.nv; ++k) copy[k] = S(cdof[k]);
-        world_step(w, team, dw, static_cast<const S*>(copy));
+        world_step(w, team, dw, cdof_copy(w, team));
         return;
       }
     }
     world_step(w, team, dw, d.cdof(w));
+  }
+
+  // World w's cdof copied into the team's scratch in S (copies_cdof, on chip).
+  template <class Team>
+  SAP_HD const S* cdof_copy(int w, Team& team) const {
+    const FreeMotionOnChip o = FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, true, true);
+    S* copy = reinterpret_cast<S*>(reinterpret_cast<double*>(team.shared_mem()) + o.cdof);
+    const double* cdof = d.cdof(w);
+    for (int k = 0; k < 6 * m.nv; ++k) copy[k] = S(cdof[k]);
+    return copy;
   }
 
 #if !defined(__CUDACC__)
@@ -218,13 +224,7 @@ struct FreeMotionKernel {
     if constexpr (copies_cdof<Team>()) {
       if (on_chip) {
         const S* copies[kWorldLanes];
-        for (int l = 0; l < g; ++l) {
-          const FreeMotionOnChip o = FreeMotionOnChip::layout(m.nv, m.nbody, m.nv_pad, true, true);
-          S* copy = reinterpret_cast<S*>(reinterpret_cast<double*>(teams[l].shared_mem()) + o.cdof);
-          const double* cdof = d.cdof(w0 + l);
-          for (int k = 0; k < 6 * m.nv; ++k) copy[k] = S(cdof[k]);
-          copies[l] = copy;
-        }
+        for (int l = 0; l < g; ++l) copies[l] = cdof_copy(w0 + l, teams[l]);
         steps_side_by_side(w0, g, teams, lanes, copies);
         return;
       }
@@ -238,33 +238,34 @@ struct FreeMotionKernel {
 
   template <class Team, class C>
   void steps_side_by_side(int w0, int g, Team* teams, void* lanes, C* const* cdof) const {
-    int live[kWorldLanes], count = 0;
+    int live[kWorldLanes], count = 0;  // the worlds not skipped, and their working sets
+    DataView dw[kWorldLanes];
     for (int l = 0; l < g; ++l)
-      if (!(status[w0 + l] & kStatusSkipped)) live[count++] = l;
+      if (!(status[w0 + l] & kStatusSkipped)) {
+        dw[count] = working_set(teams[l]);
+        live[count++] = l;
+      }
     S* a[kWorldLanes];
     for (int k = 0; k < count; ++k) {
-      const int l = live[k];
-      const DataView dw = working_set(teams[l]);
-      world_step<kAssembleA>(w0 + l, teams[l], dw, cdof[l]);
-      a[k] = reinterpret_cast<S*>(dw.chol(w0 + l));
+      const int w = w0 + live[k];
+      world_step<kAssembleA>(w, teams[live[k]], dw[k], cdof[live[k]]);
+      a[k] = reinterpret_cast<S*>(dw[k].chol(w));
     }
     bool ok[kWorldLanes];
-    int* first0 = count > 0 ? working_set(teams[live[0]]).chol_first(w0 + live[0]) : nullptr;
+    int* first0 = count > 0 ? dw[0].chol_first(w0 + live[0]) : nullptr;
     if (count >= 2 && cholesky_factor_worlds<S>(a, count, m.nv, m.nv_pad,
                                                 static_cast<typename WorldLanes<S>::V*>(lanes), first0)) {
-      for (int k = 0; k < count; ++k) {
-        int* first = working_set(teams[live[k]]).chol_first(w0 + live[k]);
+      for (int k = 0; k < count; ++k) {  // every world's envelope, which its passes' solves read
+        int* first = dw[k].chol_first(w0 + live[k]);
         if (first != first0)
           for (int i = 0; i < m.nv; ++i) first[i] = first0[i];
         ok[k] = true;
       }
     } else {
       for (int k = 0; k < count; ++k)
-        ok[k] = cholesky_factor<S>(teams[live[k]], a[k], m.nv, m.nv_pad,
-                                   working_set(teams[live[k]]).chol_first(w0 + live[k]));
+        ok[k] = cholesky_factor<S>(teams[live[k]], a[k], m.nv, m.nv_pad, dw[k].chol_first(w0 + live[k]));
     }
-    for (int k = 0; k < count; ++k)
-      world_step<kPasses>(w0 + live[k], teams[live[k]], working_set(teams[live[k]]), cdof[live[k]], ok[k]);
+    for (int k = 0; k < count; ++k) world_step<kPasses>(w0 + live[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
   }
 #endif
 
