@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "kernels/dynamics.hpp"
 #include "kernels/kinematics.hpp"
+#include "kernels/tree_worlds.hpp"
 #include "sap/data.hpp"
 #include "sap/dynamics.hpp"
 #include "test_models.hpp"
@@ -244,6 +246,72 @@ TEST_P(DynamicsRandomTrees, LevelPassesSumInSerialOrder) {
     for (int k = 0; k < 6; ++k) cfrc[static_cast<std::size_t>(6 * p + k)] += cfrc[static_cast<std::size_t>(6 * b + k)];
   }
   for (int k = 6; k < 6 * m.nbody; ++k) EXPECT_EQ(d.cfrc(0)[k], cfrc[static_cast<std::size_t>(k)]) << "entry " << k;
+}
+
+// The CPU's tree passes of several worlds side by side (kernels/tree_worlds.hpp: S = LaneScalar,
+// one world per SIMD lane) give each world bitwise the fp32 bias and mass matrix rows of its
+// one-lane passes, for 2 .. kWorldLanes worlds at random states of random trees (free, ball,
+// hinge and slide joints: every branch of body_velocity).
+TEST_P(DynamicsRandomTrees, TreePassesInLanesAsOneLane) {
+  using L = LaneScalar<float>;
+  std::mt19937 rng(4242 + GetParam());
+  RandomTreeOptions o;
+  o.nbody = 4 + GetParam() % 6;
+  o.free_root = GetParam() % 2 == 0;
+  const Model model = random_tree(rng, o);
+  const ModelView m = model.view();
+  const int nv = m.nv, nb = m.nbody, ld = m.nv_pad;
+  Data data(model, kWorldLanes, Backend::CPU);
+  DataView d = data.view();
+  std::vector<Eigen::VectorXd> v(kWorldLanes);
+  std::vector<std::vector<float>> bias(kWorldLanes), M(kWorldLanes);
+  for (int w = 0; w < kWorldLanes; ++w) {  // each world's fp32 passes on one lane
+    const Eigen::VectorXd q = random_qpos(model, rng);
+    v[w] = random_qvel(model, rng);
+    forward_kinematics<double>(m, q.data(), d.xpos(w), d.xquat(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w));
+    com_quantities<float>(m, d.xpos(w), d.xmat(w), d.xipos(w), d.xanchor(w), d.xaxis(w), d.cinert(w), d.cdof(w));
+    std::vector<float> cvel(6 * nb), cdot(6 * nv), cacc(6 * nb), cfrc(6 * nb), crb(10 * nb);
+    std::vector<double> b(nv);
+    body_velocities<float>(m, v[w].data(), d.cdof(w), cvel.data(), cdot.data());
+    bias_forces<float>(m, v[w].data(), d.cdof(w), cdot.data(), d.cinert(w), cvel.data(), cacc.data(), cfrc.data(),
+                       b.data());
+    bias[w].assign(b.begin(), b.end());
+    composite_inertias<float>(m, d.cinert(w), crb.data());
+    M[w].assign(static_cast<std::size_t>(ld * ld), -1.0f);
+    for (int i = 0; i < nv; ++i) mass_matrix_row<float>(m, d.cdof(w), crb.data(), i, M[w].data());
+  }
+  for (int count = 2; count <= kWorldLanes; ++count) {
+    std::vector<L> qv(nv), cdof(6 * nv), cinert(10 * nb), cvel(6 * nb), cdot(6 * nv), cacc(6 * nb), cfrc(6 * nb),
+        crb(10 * nb), b(nv), row(ld);
+    const double *vp[kWorldLanes], *cdofp[kWorldLanes], *cinp[kWorldLanes];
+    for (int k = 0; k < count; ++k) {
+      vp[k] = v[k].data();
+      cdofp[k] = d.cdof(k);
+      cinp[k] = d.cinert(k);
+    }
+    gather_lanes(qv.data(), vp, count, nv);
+    gather_lanes(cdof.data(), cdofp, count, 6 * nv);
+    gather_lanes(cinert.data(), cinp, count, 10 * nb);
+    SerialTeam one;
+    body_velocities<L>(one, m, qv.data(), cdof.data(), cvel.data(), cdot.data());
+    bias_forces<L>(one, m, qv.data(), cdof.data(), cdot.data(), cinert.data(), cvel.data(), cacc.data(), cfrc.data(),
+                   b.data());
+    composite_inertias<L>(one, m, cinert.data(), crb.data());
+    std::vector<std::vector<float>> bl(count, std::vector<float>(nv)), Ml(count, std::vector<float>(ld * ld, -1.0f));
+    float* bp[kWorldLanes];
+    for (int k = 0; k < count; ++k) bp[k] = bl[k].data();
+    scatter_lanes(b.data(), bp, count, nv);
+    for (int i = 0; i < nv; ++i) {
+      mass_matrix_row_into<L>(m, cdof.data(), crb.data(), i, row.data());
+      float* rp[kWorldLanes];
+      for (int k = 0; k < count; ++k) rp[k] = Ml[k].data() + i * ld;
+      scatter_lanes(row.data(), rp, count, nv);
+    }
+    for (int k = 0; k < count; ++k) {
+      EXPECT_EQ(0, std::memcmp(bl[k].data(), bias[k].data(), sizeof(float) * nv)) << count << " worlds, world " << k;
+      EXPECT_EQ(0, std::memcmp(Ml[k].data(), M[k].data(), sizeof(float) * ld * ld)) << count << " worlds, world " << k;
+    }
+  }
 }
 
 TEST_P(DynamicsRandomTrees, MassMatrixSymmetricPositiveDefinite) {

@@ -17,13 +17,15 @@ namespace sap {
 // working set), where fp32 values in fp32 storage load and store without a conversion. They read
 // cdof in a storage type C of its own: Data's fp64 array, or the fp32 free motion's fp32 copy on
 // one lane (FreeMotionKernel::copies_cdof). The values are those of S either way (an fp32 value
-// is exact in fp64).
+// is exact in fp64). The world's inputs (qvel: Q, cinert: CI) and the bias output (B) take their
+// own storage types too: Data's fp64 arrays, or, on the CPU, several worlds' values side by side
+// (S = LaneScalar, kernels/tree_worlds.hpp), where S(x) of a model parameter is x in every lane.
 
 // Composite inertias crb[b] = sum of cinert over the subtree of b (all about the tree's P):
 // a copy strided over the lanes, then the leaves-to-root gather a level at a time. The caller
 // syncs afterwards.
-template <class S, class Team, class T>
-SAP_HD void composite_inertias(Team& team, const ModelView& m, const double* cinert, T* crb_out) {
+template <class S, class Team, class CI, class T>
+SAP_HD void composite_inertias(Team& team, const ModelView& m, const CI* cinert, T* crb_out) {
   for (int k = team.rank(); k < 10 * m.nbody; k += team.size()) crb_out[k] = T(S(cinert[k]));
   for_each_level_up(
       team, m, [&](int p) { return SpatialInertia<S>::load(crb_out + 10 * p); },
@@ -40,16 +42,20 @@ SAP_HD void composite_inertias(const ModelView& m, const double* cinert, T* crb_
 // Row i of the mass matrix (entries on the dof's ancestor chain):
 //   M[i][j] = cdof_j . (crb[body(i)] cdof_i)  for j on the path from i to the root,
 // plus armature on the diagonal. M is symmetric; both triangles are written (ld = nv_pad).
+// mass_matrix_row_into writes the row's first nv entries to `row`.
 template <class S, class Out, class T, class C>
-SAP_HD void mass_matrix_row(const ModelView& m, const C* cdof, const T* crb, int i, Out* M) {
-  const int ld = m.nv_pad;
-  for (int j = 0; j < m.nv; ++j) M[i * ld + j] = Out(0);
+SAP_HD void mass_matrix_row_into(const ModelView& m, const C* cdof, const T* crb, int i, Out* row) {
+  for (int j = 0; j < m.nv; ++j) row[j] = Out(0);
   const Vec6<S> F = SpatialInertia<S>::load(crb + 10 * m.dof_bodyid[i]) * Vec6<S>::load(cdof + 6 * i);
   for (int j = i; j >= 0; j = m.dof_parentid[j]) {
     S v = dot(Vec6<S>::load(cdof + 6 * j), F);
     if (j == i) v += S(m.dof_armature[i]);
-    M[i * ld + j] = Out(v);
+    row[j] = Out(v);
   }
+}
+template <class S, class Out, class T, class C>
+SAP_HD void mass_matrix_row(const ModelView& m, const C* cdof, const T* crb, int i, Out* M) {
+  mass_matrix_row_into<S>(m, cdof, crb, i, M + i * m.nv_pad);
 }
 
 // Upper triangle from the lower (row i's ancestor entries are columns j < i), padding rows
@@ -69,8 +75,8 @@ SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, Out* M) {
 // sum cdof qvel; cdof_dot = cvel x cdof using the velocity before the joint (for free joints
 // the translation part is added first and its own cdof_dot is zero: world axes are fixed).
 // One body, its parent's cvel computed.
-template <class S, class T, class C>
-SAP_HD void body_velocity(const ModelView& m, const double* qvel, const C* cdof, int b, T* cvel_out,
+template <class S, class Q, class T, class C>
+SAP_HD void body_velocity(const ModelView& m, const Q* qvel, const C* cdof, int b, T* cvel_out,
                           T* cdof_dot_out) {
   Vec6<S> v = Vec6<S>::load(cvel_out + 6 * m.body_parentid[b]);
   const int d0 = m.body_dofadr[b];
@@ -102,8 +108,8 @@ SAP_HD void body_velocity(const ModelView& m, const double* qvel, const C* cdof,
 }
 
 // All bodies, level-parallel over the team. The caller syncs afterwards.
-template <class S, class Team, class T, class C>
-SAP_HD void body_velocities(Team& team, const ModelView& m, const double* qvel, const C* cdof, T* cvel_out,
+template <class S, class Team, class Q, class T, class C>
+SAP_HD void body_velocities(Team& team, const ModelView& m, const Q* qvel, const C* cdof, T* cvel_out,
                             T* cdof_dot_out) {
   if (team.rank() == 0) Vec6<S>::zero().store(cvel_out);  // one-lane: the world's zero velocity
   for_each_level_down(team, m, [&](int b) { body_velocity<S>(m, qvel, cdof, b, cvel_out, cdof_dot_out); });
@@ -121,10 +127,9 @@ SAP_HD void body_velocities(const ModelView& m, const double* qvel, const double
 // of the world. Forward pass (cacc, cfrc) root to leaves and backward pass (cfrc summed over
 // subtrees) leaves to root, each level-parallel; the projection on the dofs strided over the
 // lanes. The caller syncs afterwards.
-template <class S, class Team, class T, class C>
-SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, const C* cdof, const T* cdof_dot,
-                        const double* cinert, const T* cvel, T* cacc, T* cfrc, double* bias_out,
-                        const double* qacc = nullptr) {
+template <class S, class Team, class Q, class T, class C, class CI, class B>
+SAP_HD void bias_forces(Team& team, const ModelView& m, const Q* qvel, const C* cdof, const T* cdof_dot,
+                        const CI* cinert, const T* cvel, T* cacc, T* cfrc, B* bias_out, const Q* qacc = nullptr) {
   if (team.rank() == 0)  // one-lane: the world's acceleration (gravity)
     Vec6<S>{Vec3<S>::zero(), Vec3<S>{{S(-m.gravity[0]), S(-m.gravity[1]), S(-m.gravity[2])}}}.store(cacc);
   for_each_level_down(team, m, [&](int b) {
@@ -145,7 +150,7 @@ SAP_HD void bias_forces(Team& team, const ModelView& m, const double* qvel, cons
       [&](int p, const Vec6<S>& f) { f.store(cfrc + 6 * p); });
   team.sync();
   for (int i = team.rank(); i < m.nv; i += team.size())
-    bias_out[i] = double(dot(Vec6<S>::load(cdof + 6 * i), Vec6<S>::load(cfrc + 6 * m.dof_bodyid[i])));
+    bias_out[i] = B(dot(Vec6<S>::load(cdof + 6 * i), Vec6<S>::load(cfrc + 6 * m.dof_bodyid[i])));
 }
 
 template <class S, class T>

@@ -8,6 +8,7 @@
 #include "kernels/cholesky_worlds.hpp"
 #include "kernels/dynamics.hpp"
 #include "kernels/kinematics.hpp"
+#include "kernels/tree_worlds.hpp"
 #include "sap/status.hpp"
 
 namespace sap {
@@ -150,11 +151,15 @@ struct FreeMotionKernel {
   // M (rows in parallel, then symmetrised) and A = M + h D, plus the fixed tendons' armature
   // and damping (a + h b) J_t^T J_t and the spatial tendons' (stage 1b's ten_A), in storage T
   // (M and A may share it: A[ij] is computed from M[ij] only).
-  template <class Team, class C, class T>
+  // kRows = false: M's rows are already in M (the CPU's worlds side by side compute them in
+  // lanes, assembly_tree_side_by_side).
+  template <bool kRows = true, class Team, class C, class T>
   SAP_HD void assemble_A(int w, Team& team, const C* cdof, const S* crb, T* M, T* A) const {
     const int nv = m.nv, ld = m.nv_pad;
-    for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, cdof, crb, i, M);
-    team.sync();
+    if constexpr (kRows) {
+      for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, cdof, crb, i, M);
+      team.sync();
+    }
     for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     team.sync();
     if (team.size() == 1) {  // one lane (the CPU): row by row, no index division; the same values
@@ -215,14 +220,15 @@ struct FreeMotionKernel {
 
 #if !defined(__CUDACC__)
   // The CPU's free motion of worlds w0 .. w0 + g - 1 (g <= kWorldLanes; one team of one lane
-  // each, every team with its own scratch) side by side: each world's assemble, then the factors
+  // each, every team with its own scratch) side by side: each world's assembly, then the factors
   // of A taken together, one world per SIMD lane (kernels/cholesky_worlds.hpp), when their
-  // envelopes agree (else each alone), then each world's passes. The worlds share no data: each
-  // world's arithmetic is operator()'s, bitwise. lanes: world_lanes_bytes() of scratch.
+  // envelopes agree (else each alone), then each world's passes; for the fp32 free motion on chip
+  // the tree passes too (kernels/tree_worlds.hpp). The worlds share no data: each world's
+  // arithmetic is operator()'s, bitwise. lanes: world_lanes_bytes() of scratch.
   template <class Team>
   void run_worlds(int w0, int g, Team* teams, void* lanes) const {
     if constexpr (copies_cdof<Team>()) {
-      if (on_chip) {
+      if (on_chip && !(tree_in_lanes() && g >= 2)) {  // lanes gather cdof themselves
         const S* copies[kWorldLanes];
         for (int l = 0; l < g; ++l) copies[l] = cdof_copy(w0 + l, teams[l]);
         steps_side_by_side(w0, g, teams, lanes, copies);
@@ -234,7 +240,43 @@ struct FreeMotionKernel {
     steps_side_by_side(w0, g, teams, lanes, cdofs);
   }
 
-  std::size_t world_lanes_bytes() const { return sap::world_lanes_bytes<S>(m.nv_pad); }
+  // The factors' lanes, then (tree_in_lanes) the tree passes' lanes.
+  std::size_t world_lanes_bytes() const {
+    return sap::world_lanes_bytes<S>(m.nv_pad) + (tree_in_lanes() ? TreeWorlds<S>::bytes(m) : 0);
+  }
+  TreeWorlds<S> tree_lanes(void* lanes) const {
+    return TreeWorlds<S>::at(static_cast<char*>(lanes) + sap::world_lanes_bytes<S>(m.nv_pad), m);
+  }
+
+  // The tree passes in lanes: the fp32 free motion with its working set on chip (the passes'
+  // scratch is then the team's, which no later stage reads).
+  bool tree_in_lanes() const { return sizeof(S) == sizeof(float) && on_chip; }
+
+  // The bias at velocities v[k] of count worlds side by side (their cdof and cinert already in
+  // t): body velocities and bias forces in lanes, world k's bias to bias[k]; bitwise the one-lane
+  // body_velocities and bias_forces of each world.
+  template <class Team>
+  void bias_side_by_side(Team& team, const TreeWorlds<S>& t, const double* const* v, double* const* bias,
+                         int count) const {
+    using L = LaneScalar<S>;
+    gather_lanes(t.qvel, v, count, m.nv);
+    body_velocities<L>(team, m, t.qvel, t.cdof, t.cvel, t.cdof_dot);
+    bias_forces<L>(team, m, t.qvel, t.cdof, t.cdof_dot, t.cinert, t.cvel, t.cacc, t.cfrc, t.bias);
+    scatter_lanes(t.bias, bias, count, m.nv);
+  }
+
+  // M's rows (composite inertias, then mass_matrix_row) of count worlds side by side into M[k].
+  template <class Team, class T>
+  void mass_rows_side_by_side(Team& team, const TreeWorlds<S>& t, T* const* M, int count) const {
+    using L = LaneScalar<S>;
+    composite_inertias<L>(team, m, t.cinert, t.crb);
+    for (int i = 0; i < m.nv; ++i) {
+      mass_matrix_row_into<L>(m, t.cdof, t.crb, i, t.row);
+      T* row[kWorldLanes];
+      for (int k = 0; k < count; ++k) row[k] = M[k] + i * m.nv_pad;
+      scatter_lanes(t.row, row, count, m.nv);
+    }
+  }
 
   template <class Team, class C>
   void steps_side_by_side(int w0, int g, Team* teams, void* lanes, C* const* cdof) const {
@@ -245,36 +287,81 @@ struct FreeMotionKernel {
         dw[count] = working_set(teams[l]);
         live[count++] = l;
       }
+    int wk[kWorldLanes];  // world of live world k
+    const double* v[kWorldLanes];
+    double* bias[kWorldLanes];
+    for (int k = 0; k < count; ++k) {
+      wk[k] = w0 + live[k];
+      bias[k] = dw[k].qfrc_bias(wk[k]);
+    }
+    // Assembly: the tree passes (in lanes, or each world's own with kTree), then each world's rest.
+    const bool in_lanes = tree_in_lanes() && count >= 2;
+    const TreeWorlds<S> t = in_lanes ? tree_lanes(lanes) : TreeWorlds<S>{};
+    Team& team = teams[count > 0 ? live[0] : 0];  // the lanes run on one team
+    if (in_lanes) {
+      const C* cd[kWorldLanes];
+      const double* cinert[kWorldLanes];
+      for (int k = 0; k < count; ++k) {
+        cd[k] = cdof[live[k]];
+        cinert[k] = d.cinert(wk[k]);
+        v[k] = state_in.qvel(wk[k]);
+      }
+      gather_lanes(t.cdof, cd, count, 6 * m.nv);
+      gather_lanes(t.cinert, cinert, count, 10 * m.nbody);
+      bias_side_by_side(team, t, v, bias, count);
+      if (d.A_f32) {
+        float* M[kWorldLanes];
+        for (int k = 0; k < count; ++k) M[k] = d.A32(wk[k]);
+        mass_rows_side_by_side(team, t, M, count);
+      } else {
+        double* M[kWorldLanes];
+        for (int k = 0; k < count; ++k) M[k] = d.M(wk[k]);
+        mass_rows_side_by_side(team, t, M, count);
+      }
+    }
     S* a[kWorldLanes];
     for (int k = 0; k < count; ++k) {
-      const int w = w0 + live[k];
-      world_step<kAssembleA>(w, teams[live[k]], dw[k], cdof[live[k]]);
-      a[k] = reinterpret_cast<S*>(dw[k].chol(w));
+      if (in_lanes) world_step<kAssembleA>(wk[k], teams[live[k]], dw[k], cdof[live[k]]);
+      else world_step<kAssembleA | kTree>(wk[k], teams[live[k]], dw[k], cdof[live[k]]);
+      a[k] = reinterpret_cast<S*>(dw[k].chol(wk[k]));
     }
     bool ok[kWorldLanes];
-    int* first0 = count > 0 ? dw[0].chol_first(w0 + live[0]) : nullptr;
+    int* first0 = count > 0 ? dw[0].chol_first(wk[0]) : nullptr;
     if (count >= 2 && cholesky_factor_worlds<S>(a, count, m.nv, m.nv_pad,
                                                 static_cast<typename WorldLanes<S>::V*>(lanes), first0)) {
       for (int k = 0; k < count; ++k) {  // every world's envelope, which its passes' solves read
-        int* first = dw[k].chol_first(w0 + live[k]);
+        int* first = dw[k].chol_first(wk[k]);
         if (first != first0)
           for (int i = 0; i < m.nv; ++i) first[i] = first0[i];
         ok[k] = true;
       }
     } else {
-      for (int k = 0; k < count; ++k)
-        ok[k] = cholesky_factor<S>(teams[live[k]], a[k], m.nv, m.nv_pad, dw[k].chol_first(w0 + live[k]));
+      for (int k = 0; k < count; ++k) ok[k] = cholesky_factor<S>(teams[live[k]], a[k], m.nv, m.nv_pad, dw[k].chol_first(wk[k]));
     }
-    for (int k = 0; k < count; ++k) world_step<kPasses>(w0 + live[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
+    if (!in_lanes || coriolis_passes == 0) {
+      for (int k = 0; k < count; ++k) world_step<kPasses>(wk[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
+      return;
+    }
+    // Pass 0, the bias at the midpoints vbar in lanes, the later passes.
+    for (int k = 0; k < count; ++k) {
+      world_step<kPass0>(wk[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
+      v[k] = d.v_star(wk[k]);  // vbar (a world whose factor failed: unused values)
+    }
+    bias_side_by_side(team, t, v, bias, count);
+    for (int k = 0; k < count; ++k) world_step<kLaterPasses>(wk[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
   }
 #endif
 
   // The free motion of world w, with the working set dw and cdof in its storage C (d's, or the
-  // one-lane copy): kParts = kWholeStep. The CPU's worlds side by side (run_worlds) run it in
-  // two parts around their factors of A taken together: kAssembleA (the bias, k0 and A, loaded
-  // for the factor) and kPasses (after the factor, `factored` its result). One body, so that
-  // the whole step compiles as one function on the GPU (the same registers).
-  enum : int { kAssembleA = 1, kPasses = 2, kWholeStep = 3 };
+  // one-lane copy): kParts = kWholeStep. The CPU's worlds side by side (steps_side_by_side) run
+  // it in parts around the work they do together: kAssembleA (k0 and A, loaded for the factor;
+  // with kTree the tree passes before it: the bias at v_n and M's rows), then the factors of A,
+  // then kPass0 (pass 0: v* with the bias at v_n; vbar for pass 1 when kLaterPasses does not
+  // follow) and kLaterPasses (passes 1 ..; with kMidpointTree pass 1 computes vbar and its bias,
+  // else they are given). `factored`: the factor's result. One body, so that the whole step
+  // compiles as one function on the GPU (the same registers).
+  enum : int { kAssembleA = 1, kTree = 2, kPass0 = 4, kLaterPasses = 8, kMidpointTree = 16 };
+  enum : int { kPasses = kPass0 | kLaterPasses | kMidpointTree, kWholeStep = kAssembleA | kTree | kPasses };
   template <int kParts = kWholeStep, class Team, class C>
   SAP_HD void world_step(int w, Team& team, const DataView& dw, const C* cdof, bool factored = false) const {
     const int nv = m.nv, ld = m.nv_pad;
@@ -287,9 +374,11 @@ struct FreeMotionKernel {
     if constexpr ((kParts & kAssembleA) != 0) {
       // Tree passes level-parallel (lanes = the bodies of one depth level, a barrier between
       // levels), the per-dof terms strided over the lanes.
-      body_velocities<S>(team, m, qvel, cdof, t.cvel, t.cdof_dot);
-      bias_forces<S>(team, m, qvel, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
-      composite_inertias<S>(team, m, d.cinert(w), t.crb);
+      if constexpr ((kParts & kTree) != 0) {
+        body_velocities<S>(team, m, qvel, cdof, t.cvel, t.cdof_dot);
+        bias_forces<S>(team, m, qvel, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
+        composite_inertias<S>(team, m, d.cinert(w), t.crb);
+      }
       spring_forces<S>(team, m, state_in.qpos(w), dw.qfrc_spring(w));
       team.sync();
       const double* applied = control.qfrc_applied(w);
@@ -331,16 +420,16 @@ struct FreeMotionKernel {
       // Factor A once in precision S, in reversed dof order (cholesky_load_reversed: no fill on a
       // tree); each pass solves A a = k0 - bias and sets v* = v + h a.
       if (d.A_f32) {  // A in fp32 storage (DataLayout::A_fp32), M in it
-        assemble_A(w, team, cdof, t.crb, d.A32(w), d.A32(w));
+        assemble_A<(kParts & kTree) != 0>(w, team, cdof, t.crb, d.A32(w), d.A32(w));
         cholesky_load_reversed<S>(team, d.A32(w), L, nv, ld);
       } else {
-        assemble_A(w, team, cdof, t.crb, d.M(w), d.A(w));
+        assemble_A<(kParts & kTree) != 0>(w, team, cdof, t.crb, d.M(w), d.A(w));
         cholesky_load_reversed<S>(team, d.A(w), L, nv, ld);
       }
     }
     bool ok = factored;
     if constexpr (kParts == kWholeStep) ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
-    if constexpr ((kParts & kPasses) == 0) return;
+    if constexpr ((kParts & (kPass0 | kLaterPasses)) == 0) return;
     // The midpoint passes are a fixed-point iteration v* <- F(v*) = v + h A^-1 (k - C((v + v*)/2));
     // it contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s
     // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
@@ -353,11 +442,19 @@ struct FreeMotionKernel {
     // v_n). At ordinary speeds the factor is ~h |v| << 1/2.
     double delta_prev = 0;
     bool explicit_fallback = false;
-    for (int pass = 0; pass <= coriolis_passes && ok; ++pass) {
-      if (pass > 0) {
-        // v_star temporarily holds vbar; it is overwritten by the solve below.
-        for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
-        team.sync();
+    // v_star temporarily holds vbar; it is overwritten by the solve below.
+    auto midpoint = [&]() {
+      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
+      team.sync();
+    };
+    // Pass 1's vbar and its bias given (kPass0's midpoint, the CPU's lanes).
+    bool bias_given = (kParts & (kPass0 | kMidpointTree)) == 0;
+    const int last_pass = (kParts & kLaterPasses) != 0 ? coriolis_passes : 0;
+    for (int pass = (kParts & kPass0) != 0 ? 0 : 1; pass <= last_pass && ok; ++pass) {
+      if (pass > 0 && bias_given) {
+        bias_given = false;
+      } else if (pass > 0) {
+        midpoint();
         const double* v_bias = explicit_fallback ? qvel : v_star;
         body_velocities<S>(team, m, v_bias, cdof, t.cvel, t.cdof_dot);
         bias_forces<S>(team, m, v_bias, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
@@ -389,6 +486,10 @@ struct FreeMotionKernel {
       }
       delta_prev = delta;
       team.sync();
+    }
+    if constexpr ((kParts & kLaterPasses) == 0) {
+      if (ok && coriolis_passes > 0) midpoint();
+      return;
     }
     bool finite = ok;
     for (int i = team.rank(); i < nv; i += team.size())
