@@ -202,4 +202,49 @@ TEST(InitialLimits, NonContractingMidpointCoriolisFallsBackToExplicit) {
   EXPECT_FALSE(slow_mid.second);
 }
 
+
+// The CPU runs the fp32 free motion of four worlds side by side (kernels/tree_worlds.hpp: their
+// biases and solves in SIMD lanes, pass by pass). Worlds whose midpoint passes fall back (3000
+// rad/s) and worlds whose passes contract (1 rad/s), with 1 and 3 passes, in one group of four
+// and in a group of three: each world's steps and status are bitwise those of its run alone.
+TEST(InitialLimits, FallbackAmongWorldsSideBySideAsAlone) {
+  Scene scene = load_mjcf_string(
+      "<mujoco><option gravity='0 0 0' timestep='0.002'/><worldbody><body><freejoint/>"
+      "<inertial pos='0 0 0' mass='1' diaginertia='1 2 3'/></body></worldbody></mujoco>",
+      "spinner.xml");
+  const double spins[4] = {3000, 1, 2500, 0.5};
+  auto run = [&](const std::vector<int>& ids, int passes) {
+    SimulatorOptions so = sap::testing::cpu_preset_options(Preset::Approx32, static_cast<int>(ids.size()));
+    so.solver.coriolis_iterations = passes;
+    Simulator sim(scene, so);
+    sim.reset();
+    std::vector<std::vector<double>> out(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const double w = spins[ids[k]];
+      const std::vector<double> v = {0, 0, 0, w, 0.7 * w, 0.3 * w};
+      sim.state().qvel.world_from_host(static_cast<int>(k), v.data());
+    }
+    for (int step = 0; step < 3; ++step) {
+      sim.step();
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        const std::vector<double> v = sim.state().qvel.world_to_host(static_cast<int>(k));
+        out[k].insert(out[k].end(), v.begin(), v.end());
+        out[k].push_back((sim.solver().diagnostics().status[k] & kStatusCoriolisFallback) != 0 ? 1.0 : 0.0);
+      }
+    }
+    return out;
+  };
+  for (int passes : {1, 3}) {
+    SCOPED_TRACE(passes);
+    const auto four = run({0, 1, 2, 3}, passes), three = run({1, 2, 3}, passes);
+    EXPECT_EQ(four[0].back(), 1.0);  // the fast worlds fall back, the slow ones do not
+    EXPECT_EQ(four[1].back(), 0.0);
+    for (int w = 0; w < 4; ++w) {
+      const auto alone = run({w}, passes);
+      EXPECT_EQ(alone[0], four[static_cast<std::size_t>(w)]) << "world " << w << " among four";
+      if (w > 0) EXPECT_EQ(alone[0], three[static_cast<std::size_t>(w - 1)]) << "world " << w << " among three";
+    }
+  }
+}
+
 }  // namespace

@@ -19,22 +19,9 @@
 #include <cstddef>
 
 #include "kernels/cholesky.hpp"
+#include "kernels/world_lanes.hpp"
 
 namespace sap {
-
-constexpr int kWorldLanes = 4;
-
-// S x kWorldLanes in one vector (fp32: one SSE register; fp64: two on the x86-64 baseline).
-template <class S>
-struct WorldLanes;
-template <>
-struct WorldLanes<float> {
-  typedef float V __attribute__((vector_size(4 * kWorldLanes)));
-};
-template <>
-struct WorldLanes<double> {
-  typedef double V __attribute__((vector_size(8 * kWorldLanes)));
-};
 
 // Bytes of the lanes scratch for matrices of leading dimension ld in S: ld * ld + ld vectors.
 template <class S>

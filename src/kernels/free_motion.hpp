@@ -327,28 +327,83 @@ struct FreeMotionKernel {
     }
     bool ok[kWorldLanes];
     int* first0 = count > 0 ? dw[0].chol_first(wk[0]) : nullptr;
-    if (count >= 2 && cholesky_factor_worlds<S>(a, count, m.nv, m.nv_pad,
-                                                static_cast<typename WorldLanes<S>::V*>(lanes), first0)) {
+    using V = typename WorldLanes<S>::V;
+    V* factor = static_cast<V*>(lanes);  // the four factors in lanes (in_lanes), ld * ld + ld vectors
+    if (in_lanes) {  // the factors stay in lanes for the passes' solves
+      const bool together = load_world_lanes<S>(a, count, m.nv, m.nv_pad, factor, first0) &&
+                            cholesky_factor_lanes<S>(factor, m.nv, m.nv_pad, first0);
+      if (together) {
+        for (int k = 0; k < count; ++k) ok[k] = true;
+        passes_side_by_side(wk, teams, live, count, dw, t, a, factor, first0, ok);
+        return;
+      }
+    } else if (count >= 2 && cholesky_factor_worlds<S>(a, count, m.nv, m.nv_pad, factor, first0)) {
       for (int k = 0; k < count; ++k) {  // every world's envelope, which its passes' solves read
         int* first = dw[k].chol_first(wk[k]);
         if (first != first0)
           for (int i = 0; i < m.nv; ++i) first[i] = first0[i];
         ok[k] = true;
       }
-    } else {
-      for (int k = 0; k < count; ++k) ok[k] = cholesky_factor<S>(teams[live[k]], a[k], m.nv, m.nv_pad, dw[k].chol_first(wk[k]));
-    }
-    if (!in_lanes || coriolis_passes == 0) {
       for (int k = 0; k < count; ++k) world_step<kPasses>(wk[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
       return;
     }
-    // Pass 0, the bias at the midpoints vbar in lanes, the later passes.
-    for (int k = 0; k < count; ++k) {
-      world_step<kPass0>(wk[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
-      v[k] = d.v_star(wk[k]);  // vbar (a world whose factor failed: unused values)
+    for (int k = 0; k < count; ++k) ok[k] = cholesky_factor<S>(teams[live[k]], a[k], m.nv, m.nv_pad, dw[k].chol_first(wk[k]));
+    if (in_lanes) passes_side_by_side(wk, teams, live, count, dw, t, a, nullptr, nullptr, ok);
+    else
+      for (int k = 0; k < count; ++k) world_step<kPasses>(wk[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
+  }
+
+  // world_step's passes of count worlds side by side, phase by phase (pass_bias_velocity, ...):
+  // the biases in lanes, and the solves in lanes with the factors `factor` (common envelope
+  // first) when given, else each world's own factor a[k]. ok[k]: world k's factor succeeded.
+  template <class Team>
+  void passes_side_by_side(const int* wk, Team* teams, const int* live, int count, const DataView* dw,
+                           const TreeWorlds<S>& t, S* const* a, const typename WorldLanes<S>::V* factor,
+                           const int* first, const bool* ok) const {
+    using V = typename WorldLanes<S>::V;
+    const int nv = m.nv, ld = m.nv_pad;
+    PassState st[kWorldLanes];
+    bool more[kWorldLanes];
+    int running = 0;
+    for (int k = 0; k < count; ++k) running += more[k] = ok[k];
+    V* xl = factor ? const_cast<V*>(factor) + ld * ld : nullptr;
+    while (running > 0) {
+      const double* vb[kWorldLanes];
+      double* bias[kWorldLanes] = {};
+      bool any_bias = false;
+      for (int k = 0; k < count; ++k) {
+        vb[k] = more[k] ? pass_bias_velocity(wk[k], teams[live[k]], st[k]) : nullptr;
+        if (vb[k]) {
+          bias[k] = dw[k].qfrc_bias(wk[k]);
+          any_bias = true;
+        } else {
+          vb[k] = state_in.qvel(wk[k]);  // a stand-in, its lane's result dropped
+        }
+      }
+      if (any_bias) bias_side_by_side(teams[live[0]], t, vb, bias, count);
+      S* x[kWorldLanes];
+      for (int k = 0; k < count; ++k) {
+        x[k] = a[k] + ld * ld;
+        if (more[k]) pass_rhs(wk[k], teams[live[k]], dw[k], x[k]);
+      }
+      if (factor) {
+        for (int i = 0; i < nv; ++i)
+          for (int l = 0; l < kWorldLanes; ++l) xl[i][l] = x[l < count ? l : 0][i];
+        cholesky_solve_lanes<S>(factor, xl, nv, ld, first);
+        for (int k = 0; k < count; ++k)
+          if (more[k])
+            for (int i = 0; i < nv; ++i) x[k][i] = xl[i][k];
+      } else {
+        for (int k = 0; k < count; ++k)
+          if (more[k]) cholesky_solve<S>(teams[live[k]], a[k], x[k], nv, ld, dw[k].chol_first(wk[k]));
+      }
+      for (int k = 0; k < count; ++k)
+        if (more[k] && !pass_update(wk[k], teams[live[k]], x[k], st[k])) {
+          more[k] = false;
+          --running;
+        }
     }
-    bias_side_by_side(team, t, v, bias, count);
-    for (int k = 0; k < count; ++k) world_step<kLaterPasses>(wk[k], teams[live[k]], dw[k], cdof[live[k]], ok[k]);
+    for (int k = 0; k < count; ++k) pass_status(wk[k], teams[live[k]], ok[k], st[k]);
   }
 #endif
 
@@ -356,19 +411,15 @@ struct FreeMotionKernel {
   // one-lane copy): kParts = kWholeStep. The CPU's worlds side by side (steps_side_by_side) run
   // it in parts around the work they do together: kAssembleA (k0 and A, loaded for the factor;
   // with kTree the tree passes before it: the bias at v_n and M's rows), then the factors of A,
-  // then kPass0 (pass 0: v* with the bias at v_n; vbar for pass 1 when kLaterPasses does not
-  // follow) and kLaterPasses (passes 1 ..; with kMidpointTree pass 1 computes vbar and its bias,
-  // else they are given). `factored`: the factor's result. One body, so that the whole step
-  // compiles as one function on the GPU (the same registers).
-  enum : int { kAssembleA = 1, kTree = 2, kPass0 = 4, kLaterPasses = 8, kMidpointTree = 16 };
-  enum : int { kPasses = kPass0 | kLaterPasses | kMidpointTree, kWholeStep = kAssembleA | kTree | kPasses };
+  // then kPasses (`factored`: the factor's result), or the passes' phases side by side
+  // (passes_side_by_side). One body, so that the whole step compiles as one function on the GPU.
+  enum : int { kAssembleA = 1, kTree = 2, kPasses = 4, kWholeStep = 7 };
   template <int kParts = kWholeStep, class Team, class C>
   SAP_HD void world_step(int w, Team& team, const DataView& dw, const C* cdof, bool factored = false) const {
     const int nv = m.nv, ld = m.nv_pad;
     const TreeScratch t = tree_scratch(dw, w);
     const double* qvel = state_in.qvel(w);
     double* k0 = dw.scratch_nv(w);  // explicit forces without the bias
-    double* v_star = d.v_star(w);
     S* L = reinterpret_cast<S*>(dw.chol(w));
     S* x = L + ld * ld;
     if constexpr ((kParts & kAssembleA) != 0) {
@@ -429,76 +480,96 @@ struct FreeMotionKernel {
     }
     bool ok = factored;
     if constexpr (kParts == kWholeStep) ok = cholesky_factor<S>(team, L, nv, ld, dw.chol_first(w));
-    if constexpr ((kParts & (kPass0 | kLaterPasses)) == 0) return;
-    // The midpoint passes are a fixed-point iteration v* <- F(v*) = v + h A^-1 (k - C((v + v*)/2));
-    // it contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s
-    // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
-    // outside its limit, tests/test_initial_limits.cpp). The explicit v* of pass 0 is F(v_n), so
-    // with delta_0 = max |v*_0 - v_n| (taken in pass 1, from its vbar) and delta_k =
-    // max |v*_k - v*_{k-1}| of pass k >= 1, delta_k / delta_{k-1} bounds F's Lipschitz factor
-    // from below from the first pass on: a pass that moves more than half as much as the one
-    // before (and more than 1e-3 (1 + max |v*|), so never at rounding level) contracts too slowly
-    // to trust, and the step takes the explicit v* instead (pass 0 again: Drake's Coriolis at
-    // v_n). At ordinary speeds the factor is ~h |v| << 1/2.
-    double delta_prev = 0;
-    bool explicit_fallback = false;
-    // v_star temporarily holds vbar; it is overwritten by the solve below.
-    auto midpoint = [&]() {
-      for (int i = team.rank(); i < nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
-      team.sync();
-    };
-    // Pass 1's vbar and its bias given (kPass0's midpoint, the CPU's lanes).
-    bool bias_given = (kParts & (kPass0 | kMidpointTree)) == 0;
-    const int last_pass = (kParts & kLaterPasses) != 0 ? coriolis_passes : 0;
-    for (int pass = (kParts & kPass0) != 0 ? 0 : 1; pass <= last_pass && ok; ++pass) {
-      if (pass > 0 && bias_given) {
-        bias_given = false;
-      } else if (pass > 0) {
-        midpoint();
-        const double* v_bias = explicit_fallback ? qvel : v_star;
+    if constexpr ((kParts & kPasses) == 0) return;
+    PassState st;
+    while (ok) {
+      if (st.pass > 0) {
+        const double* v_bias = pass_bias_velocity(w, team, st);
         body_velocities<S>(team, m, v_bias, cdof, t.cvel, t.cdof_dot);
         bias_forces<S>(team, m, v_bias, cdof, t.cdof_dot, d.cinert(w), t.cvel, t.cacc, t.cfrc, dw.qfrc_bias(w));
       }
-      team.sync();
-      for (int i = team.rank(); i < nv; i += team.size()) x[nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
-      team.sync();
+      pass_rhs(w, team, dw, x);
       cholesky_solve<S>(team, L, x, nv, ld, dw.chol_first(w));
-      double delta = 0, delta0 = 0, vmax = 0;
-      for (int i = team.rank(); i < nv; i += team.size()) {
-        const double v_new = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
-        const double v_prev = 2.0 * v_star[i] - qvel[i];  // v*_{k-1} = 2 vbar - v (k >= 1)
-        delta = max_(delta, abs_(v_new - v_prev));
-        delta0 = max_(delta0, abs_(v_prev - qvel[i]));  // at pass 1: |v*_0 - v_n|
-        vmax = max_(vmax, abs_(v_new));
-        v_star[i] = v_new;
-      }
-      if (pass == 0 || explicit_fallback) {
-        team.sync();
-        if (explicit_fallback) break;
-        continue;
-      }
-      delta = team.reduce_max(delta);
-      if (pass == 1) delta_prev = team.reduce_max(delta0);
-      vmax = team.reduce_max(vmax);
-      if (delta > 0.5 * delta_prev && delta > 1e-3 * (1.0 + vmax)) {
-        explicit_fallback = true;  // one more pass, with the bias at v_n
-        --pass;
-      }
-      delta_prev = delta;
+      if (!pass_update(w, team, x, st)) break;
+    }
+    pass_status(w, team, ok, st);
+  }
+
+  // The passes of world_step, phase by phase (the CPU's worlds side by side run each phase of
+  // their passes together: steps_side_by_side). Pass k of world w: pass_bias_velocity (k >= 1:
+  // vbar into v_star, and the velocities at which the bias is taken; null at pass 0, whose bias
+  // at v_n the assembly formed), the bias there, pass_rhs, the solve with the factor of A,
+  // pass_update (v*; false when no pass follows), and after the last pass_status.
+  struct PassState {
+    int pass = 0;
+    double delta_prev = 0;
+    bool explicit_fallback = false;
+  };
+  template <class Team>
+  SAP_HDI const double* pass_bias_velocity(int w, Team& team, const PassState& st) const {
+    if (st.pass == 0) return nullptr;
+    const double* qvel = state_in.qvel(w);
+    double* v_star = d.v_star(w);  // temporarily vbar; overwritten by the pass's solution
+    for (int i = team.rank(); i < m.nv; i += team.size()) v_star[i] = double(S(0.5) * (S(qvel[i]) + S(v_star[i])));
+    team.sync();
+    return st.explicit_fallback ? qvel : v_star;
+  }
+  // x <- k0 - bias in the factor's (reversed) dof order.
+  template <class Team>
+  SAP_HDI void pass_rhs(int w, Team& team, const DataView& dw, S* x) const {
+    team.sync();
+    const double* k0 = dw.scratch_nv(w);
+    for (int i = team.rank(); i < m.nv; i += team.size()) x[m.nv - 1 - i] = S(k0[i]) - S(dw.qfrc_bias(w)[i]);
+    team.sync();
+  }
+  // The midpoint passes are a fixed-point iteration v* <- F(v*) = v + h A^-1 (k - C((v + v*)/2));
+  // it contracts while h |A^-1 dC/dv| / 2 < 1, i.e. at joint speeds well below 1/h (500 rad/s
+  // at h = 2 ms). Beyond, the passes amplify the speed step after step (a joint started 1.1 rad
+  // outside its limit, tests/test_initial_limits.cpp). The explicit v* of pass 0 is F(v_n), so
+  // with delta_0 = max |v*_0 - v_n| (taken in pass 1, from its vbar) and delta_k =
+  // max |v*_k - v*_{k-1}| of pass k >= 1, delta_k / delta_{k-1} bounds F's Lipschitz factor
+  // from below from the first pass on: a pass that moves more than half as much as the one
+  // before (and more than 1e-3 (1 + max |v*|), so never at rounding level) contracts too slowly
+  // to trust, and the step takes the explicit v* instead (pass 0 again: Drake's Coriolis at
+  // v_n). At ordinary speeds the factor is ~h |v| << 1/2.
+  template <class Team>
+  SAP_HDI bool pass_update(int w, Team& team, const S* x, PassState& st) const {
+    const int nv = m.nv;
+    const double* qvel = state_in.qvel(w);
+    double* v_star = d.v_star(w);
+    double delta = 0, delta0 = 0, vmax = 0;
+    for (int i = team.rank(); i < nv; i += team.size()) {
+      const double v_new = double(S(qvel[i]) + S(h) * x[nv - 1 - i]);
+      const double v_prev = 2.0 * v_star[i] - qvel[i];  // v*_{k-1} = 2 vbar - v (k >= 1)
+      delta = max_(delta, abs_(v_new - v_prev));
+      delta0 = max_(delta0, abs_(v_prev - qvel[i]));  // at pass 1: |v*_0 - v_n|
+      vmax = max_(vmax, abs_(v_new));
+      v_star[i] = v_new;
+    }
+    if (st.pass == 0 || st.explicit_fallback) {
       team.sync();
+      return !st.explicit_fallback && ++st.pass <= coriolis_passes;
     }
-    if constexpr ((kParts & kLaterPasses) == 0) {
-      if (ok && coriolis_passes > 0) midpoint();
-      return;
-    }
+    delta = team.reduce_max(delta);
+    if (st.pass == 1) st.delta_prev = team.reduce_max(delta0);
+    vmax = team.reduce_max(vmax);
+    if (delta > 0.5 * st.delta_prev && delta > 1e-3 * (1.0 + vmax)) st.explicit_fallback = true;  // the pass again, bias at v_n
+    else ++st.pass;
+    st.delta_prev = delta;
+    team.sync();
+    return st.pass <= coriolis_passes;
+  }
+  template <class Team>
+  SAP_HDI void pass_status(int w, Team& team, bool ok, const PassState& st) const {
+    const double* v_star = d.v_star(w);
     bool finite = ok;
-    for (int i = team.rank(); i < nv; i += team.size())
+    for (int i = team.rank(); i < m.nv; i += team.size())
       if (!isfinite_(v_star[i])) finite = false;
     const int nonfinite = team.reduce_sum(finite ? 0 : 1);
     if (team.rank() == 0) {  // one-lane: status bits
       if (!ok) status[w] |= kStatusFactorizationFailed;
       if (nonfinite) status[w] |= kStatusNonFinite;
-      if (explicit_fallback) status[w] |= kStatusCoriolisFallback;
+      if (st.explicit_fallback) status[w] |= kStatusCoriolisFallback;
     }
     team.sync();
   }
