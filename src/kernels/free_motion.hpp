@@ -265,7 +265,9 @@ struct FreeMotionKernel {
     scatter_lanes(t.bias, bias, count, m.nv);
   }
 
-  // M's rows (composite inertias, then mass_matrix_row) of count worlds side by side into M[k].
+  // M's rows (composite inertias, then mass_matrix_row) of count worlds side by side into M[k]:
+  // their lower triangles (entries j <= i), the rest being assemble_A's (mass_matrix_symmetrize_row
+  // copies each upper entry from the lower one).
   template <class Team, class T>
   void mass_rows_side_by_side(Team& team, const TreeWorlds<S>& t, T* const* M, int count) const {
     using L = LaneScalar<S>;
@@ -274,7 +276,7 @@ struct FreeMotionKernel {
       mass_matrix_row_into<L>(m, t.cdof, t.crb, i, t.row);
       T* row[kWorldLanes];
       for (int k = 0; k < count; ++k) row[k] = M[k] + i * m.nv_pad;
-      scatter_lanes(t.row, row, count, m.nv);
+      scatter_lanes(t.row, row, count, i + 1);
     }
   }
 
