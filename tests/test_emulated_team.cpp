@@ -498,6 +498,32 @@ void expect_world_lanes_as_one_lane() {
   for (int k = 0; k < 3; ++k) ptr[k] = sys[static_cast<std::size_t>(k)].data();
   EXPECT_FALSE(cholesky_factor_solve_worlds<S>(ptr, 3, n, n, lanes.data(), first.data()));
   EXPECT_EQ(sys[0], system(1));
+  // Loaded in place from fp64 matrices (the Newton solve's H): the lanes and the envelope that
+  // loading their cholesky_load_reversed copies gives; another envelope beside refused.
+  for (int count = 2; count <= kWorldLanes; ++count) {
+    std::vector<std::vector<S>> rev;
+    const double* src[kWorldLanes];
+    S* rp[kWorldLanes];
+    for (int k = 0; k < count; ++k) {
+      src[k] = a.data() + (1 + k) * n * n;
+      rev.emplace_back(static_cast<std::size_t>(n * n), S(0));
+      CpuTeam team;
+      cholesky_load_reversed<S>(team, src[k], rev.back().data(), n, n);
+    }
+    for (int k = 0; k < count; ++k) rp[k] = rev[static_cast<std::size_t>(k)].data();
+    std::vector<typename WorldLanes<S>::V> via_copies(lanes.size()), in_place(lanes.size());
+    std::vector<int> first_copies(static_cast<std::size_t>(n)), first_in_place(static_cast<std::size_t>(n));
+    ASSERT_TRUE(load_world_lanes<S>(rp, count, n, n, via_copies.data(), first_copies.data()));
+    ASSERT_TRUE(load_world_lanes_reversed<S>(src, count, n, n, in_place.data(), first_in_place.data()));
+    EXPECT_EQ(first_copies, first_in_place) << count;
+    for (int i = 0; i < n; ++i)
+      for (int j = first_copies[static_cast<std::size_t>(i)]; j <= i; ++j)
+        for (int l = 0; l < kWorldLanes; ++l)
+          EXPECT_EQ(via_copies[static_cast<std::size_t>(i * n + j)][l], in_place[static_cast<std::size_t>(i * n + j)][l])
+              << count << " matrices, entry (" << i << ", " << j << ") lane " << l;
+  }
+  const double* mixed[kWorldLanes] = {a.data() + n * n, a.data()};
+  EXPECT_FALSE(load_world_lanes_reversed<S>(mixed, 2, n, n, lanes.data(), first.data()));
 }
 
 TEST(EmulatedTeam, WorldLanesSolveAsOneLane) {

@@ -121,6 +121,32 @@ bool load_world_lanes(S* const* a, int count, int n, int ld, typename WorldLanes
   return true;
 }
 
+// load_world_lanes of the matrices that cholesky_load_reversed makes of src[k] (n x n lower
+// triangles in storage T, leading dimension ld), read in place: entry (i, j) of a reversed
+// matrix is S(src[(n - 1 - j) * ld + n - 1 - i]). The same envelope and lanes as loading the
+// reversed copies, without forming them; false (lanes unwritten) when the envelopes differ.
+template <class S, class T>
+bool load_world_lanes_reversed(const T* const* src, int count, int n, int ld, typename WorldLanes<S>::V* lanes,
+                               int* first) {
+  static_assert(kWorldLanes == 4, "four matrices per vector");
+  const T* a0 = src[0];
+  const T* a1 = src[count > 1 ? 1 : 0];
+  const T* a2 = src[count > 2 ? 2 : 0];
+  const T* a3 = src[count > 3 ? 3 : 0];
+  auto at = [&](const T* a, int i, int j) { return S(a[(n - 1 - j) * ld + (n - 1 - i)]); };
+  for (int i = 0; i < n; ++i) {  // as load_world_lanes: the four rows' first non-zero, which all share
+    int f = 0;
+    while (f < i && at(a0, i, f) == S(0) && at(a1, i, f) == S(0) && at(a2, i, f) == S(0) && at(a3, i, f) == S(0)) ++f;
+    if (f < i && !(at(a0, i, f) != S(0) && at(a1, i, f) != S(0) && at(a2, i, f) != S(0) && at(a3, i, f) != S(0)))
+      return false;
+    first[i] = f;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = first[i]; j <= i; ++j)
+      lanes[i * ld + j] = typename WorldLanes<S>::V{at(a0, i, j), at(a1, i, j), at(a2, i, j), at(a3, i, j)};
+  return true;
+}
+
 // cholesky_factor of `count` (1 .. kWorldLanes) matrices together: each a[k] then holds bitwise
 // its own factor, and first their common envelope (as cholesky_factor leaves them), and true is
 // returned. False, with no matrix changed, when the envelopes differ or a pivot fails: the

@@ -651,25 +651,32 @@ struct SapSolveKernel {
   }
 
   // newton_direction for the worlds w0 + need[k], k < count: ok[k] its result. Two or more
-  // with one envelope go through the lanes; the others (and all of them, when a lane's pivot
-  // fails) one by one.
+  // with one envelope go through the lanes, their systems loaded from H and g straight into
+  // them (load_world_lanes_reversed: what load_newton_system would write, not written) and the
+  // directions stored from them (store_direction's values); the others (and all of them, when a
+  // lane's pivot fails) one by one.
   template <class Sl, class Team>
   void newton_directions(int w0, Team* teams, const int* need, int count, void* lanes, bool* ok) const {
+    const int nv = m.nv, ld = m.nv_pad;
     if (count >= 2) {
-      Sl* sys[kWorldLanes];
-      for (int k = 0; k < count; ++k) {
-        Team& team = teams[need[k]];
-        load_newton_system<Sl>(w0 + need[k], team);
-        sys[k] = reinterpret_cast<Sl*>(factor(w0 + need[k], team));
-      }
+      using V = typename WorldLanes<Sl>::V;
+      V* a = static_cast<V*>(lanes);
+      V* x = a + ld * ld;
+      const double* H[kWorldLanes];
+      for (int k = 0; k < count; ++k) H[k] = hessian(w0 + need[k], teams[need[k]]);
       int* first = envelope(w0 + need[0], teams[need[0]]);
-      if (cholesky_factor_solve_worlds<Sl>(sys, count, m.nv, m.nv_pad,
-                                           static_cast<typename WorldLanes<Sl>::V*>(lanes), first)) {
-        for (int k = 0; k < count; ++k) {
-          store_direction<Sl>(w0 + need[k], teams[need[k]]);
-          ok[k] = true;
+      if (load_world_lanes_reversed<Sl>(H, count, nv, ld, a, first)) {
+        for (int i = 0; i < nv; ++i)
+          for (int l = 0; l < kWorldLanes; ++l) x[nv - 1 - i][l] = -Sl(s.grad(w0 + need[l < count ? l : 0])[i]);
+        if (cholesky_factor_lanes<Sl>(a, nv, ld, first)) {
+          cholesky_solve_lanes<Sl>(a, x, nv, ld, first);
+          for (int k = 0; k < count; ++k) {
+            double* dv = s.dv(w0 + need[k]);
+            for (int i = 0; i < nv; ++i) dv[i] = double(x[nv - 1 - i][k]);
+            ok[k] = true;
+          }
+          return;
         }
-        return;
       }
     }
     for (int k = 0; k < count; ++k) ok[k] = newton_direction<Sl>(w0 + need[k], teams[need[k]]);
