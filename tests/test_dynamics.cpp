@@ -84,6 +84,14 @@ struct Chart {
 
 class DynamicsRandomTrees : public ::testing::TestWithParam<int> {};
 
+// A random tree of 4 .. 9 bodies, with a free root for even params.
+Model level_tree(std::mt19937& rng, int param) {
+  RandomTreeOptions o;
+  o.nbody = 4 + param % 6;
+  o.free_root = param % 2 == 0;
+  return random_tree(rng, o);
+}
+
 }  // namespace
 
 // A's sparsity (Model::compute_A_sparsity; the Newton solve's A x sums these columns only):
@@ -212,10 +220,7 @@ TEST_P(DynamicsRandomTrees, DepthLevelsPartitionTheTree) {
 // for b = nbody-1..1: x[parent(b)] += x[b] (the claim of docs/gpu.md), on random trees.
 TEST_P(DynamicsRandomTrees, LevelPassesSumInSerialOrder) {
   std::mt19937 rng(777 + GetParam());
-  RandomTreeOptions o;
-  o.nbody = 4 + GetParam() % 6;
-  o.free_root = GetParam() % 2 == 0;
-  const Model model = random_tree(rng, o);
+  const Model model = level_tree(rng, GetParam());
   const ModelView m = model.view();
   Data data(model, 1, Backend::CPU);
   DataView d = data.view();
@@ -255,10 +260,7 @@ TEST_P(DynamicsRandomTrees, LevelPassesSumInSerialOrder) {
 TEST_P(DynamicsRandomTrees, TreePassesInLanesAsOneLane) {
   using L = LaneScalar<float>;
   std::mt19937 rng(4242 + GetParam());
-  RandomTreeOptions o;
-  o.nbody = 4 + GetParam() % 6;
-  o.free_root = GetParam() % 2 == 0;
-  const Model model = random_tree(rng, o);
+  const Model model = level_tree(rng, GetParam());
   const ModelView m = model.view();
   const int nv = m.nv, nb = m.nbody, ld = m.nv_pad;
   Data data(model, kWorldLanes, Backend::CPU);
