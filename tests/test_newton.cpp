@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "kernels/newton.hpp"
@@ -163,3 +165,40 @@ TEST_P(KeptLineSearchEvaluation, IsTheSolvedVelocitys) {
 INSTANTIATE_TEST_SUITE_P(Scenes, KeptLineSearchEvaluation,
                          ::testing::Combine(::testing::Values("sphere_pile", "box_stack_5"),
                                             ::testing::Values("approx32", "approx64", "drake")));
+
+// The one-lane H assembly takes a contact's entries two at a time (ContactRows::add_entry_rows:
+// rows dof[a] and dof[a + 1] in the lanes of one SIMD register). Each entry of H must get the
+// same term, rounded the same, as add_entry_row's one row at a time (the teams' per-row form):
+// bitwise, for even and odd entry counts, fp64 and fp32 Jacobian storage, and objective scalars
+// fp64 and fp32.
+template <class So, class V>
+void check_entry_rows_bitwise(std::mt19937& rng) {
+  const int nv = 27, ld = 28;
+  std::uniform_real_distribution<double> u(-2, 2);
+  for (int nj = 1; nj <= nv; ++nj) {
+    std::vector<int> all(nv);
+    for (int i = 0; i < nv; ++i) all[i] = i;
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<JacDof> dof(all.begin(), all.begin() + nj);
+    std::sort(dof.begin(), dof.end(), [](JacDof a, JacDof b) { return a > b; });  // decreasing, as merged
+    std::vector<V> val(3 * nj);
+    for (V& x : val) x = V(u(rng));
+    double G[6];
+    for (double& g : G) g = u(rng);
+    std::vector<double> H0(nv * ld);
+    for (double& h : H0) h = u(rng);
+    std::vector<double> one_row = H0, paired = H0;
+    for (int a = 0; a < nj; ++a) ContactRows<So>::add_entry_row(one_row.data(), ld, G, dof.data(), val.data(), a, nj);
+    ContactRows<So>::add_entry_rows(paired.data(), ld, G, dof.data(), val.data(), nj);
+    ASSERT_EQ(std::memcmp(one_row.data(), paired.data(), one_row.size() * sizeof(double)), 0) << "nj " << nj;
+    ASSERT_NE(std::memcmp(one_row.data(), H0.data(), H0.size() * sizeof(double)), 0);  // it added terms
+  }
+}
+
+TEST(HessianAssembly, EntryPairsAreTheOneRowFormBitwise) {
+  std::mt19937 rng(11);
+  check_entry_rows_bitwise<double, double>(rng);
+  check_entry_rows_bitwise<double, float>(rng);
+  check_entry_rows_bitwise<float, double>(rng);
+  check_entry_rows_bitwise<float, float>(rng);
+}
