@@ -531,6 +531,36 @@ TEST(EmulatedTeam, WorldLanesSolveAsOneLane) {
   expect_world_lanes_as_one_lane<double>();
 }
 
+// fp64 lanes factor and solve in AVX registers where the processor has AVX2 (the test above then
+// checks that form against the one-lane arithmetic): the baseline form (two SSE registers per
+// operation) must give the same bits, so that a machine without AVX2 computes what this one does.
+TEST(EmulatedTeam, WorldLanesFp64BaselineFormIsTheDispatchedOnes) {
+  const int n = 23, n0 = 10, nworld = 5;
+  std::vector<double> a, b;
+  envelope_systems(n, n0, nworld, a, b);
+  using V = WorldLanes<double>::V;
+  std::vector<V> dispatched(static_cast<std::size_t>(n * n + n)), baseline;
+  std::vector<int> first(static_cast<std::size_t>(n));
+  const double* src[kWorldLanes] = {a.data() + n * n, a.data() + 2 * n * n, a.data() + 3 * n * n, a.data() + 4 * n * n};
+  ASSERT_TRUE(load_world_lanes_reversed<double>(src, kWorldLanes, n, n, dispatched.data(), first.data()));
+  for (int i = 0; i < n; ++i)
+    for (int l = 0; l < kWorldLanes; ++l) dispatched[static_cast<std::size_t>(n * n + i)][l] = b[static_cast<std::size_t>((1 + l) * n + i)];
+  baseline = dispatched;
+  ASSERT_TRUE(cholesky_factor_lanes<double>(dispatched.data(), n, n, first.data()));
+  cholesky_solve_lanes<double>(dispatched.data(), dispatched.data() + n * n, n, n, first.data());
+  ASSERT_TRUE(cholesky_factor_lanes_in<double>(baseline.data(), n, n, first.data()));
+  cholesky_solve_lanes_in<double>(baseline.data(), baseline.data() + n * n, n, n, first.data());
+  for (int i = 0; i < n; ++i)
+    for (int j = first[static_cast<std::size_t>(i)]; j <= i; ++j)
+      for (int l = 0; l < kWorldLanes; ++l)
+        ASSERT_EQ(dispatched[static_cast<std::size_t>(i * n + j)][l], baseline[static_cast<std::size_t>(i * n + j)][l])
+            << "factor entry (" << i << ", " << j << ") lane " << l << (lanes_have_avx2() ? " (AVX2)" : " (baseline)");
+  for (int i = 0; i < n; ++i)
+    for (int l = 0; l < kWorldLanes; ++l)
+      ASSERT_EQ(dispatched[static_cast<std::size_t>(n * n + i)][l], baseline[static_cast<std::size_t>(n * n + i)][l]) << i;
+  if (!lanes_have_avx2()) std::printf("no AVX2 here: both calls took the baseline form\n");
+}
+
 // The synchronisation the team Cholesky needs in one warp: the load 1, the factor
 // ceil(n / 2) + 2 (the envelope, one per step of two columns, the closing one), none inside
 // the solve but its closing one, and the kernel's own: ceil(n / 2) + 5 warp syncs in all; each

@@ -32,7 +32,7 @@ inline std::size_t world_lanes_bytes(int ld) {
 // dot_range on lanes: the same four chains and the same final sum, lane by lane. The sum goes
 // to `out` (fp64 lanes fill two SSE registers: a vector return value would change the ABI).
 template <class V>
-inline void dot_range_lanes(const V* x, const V* y, int p0, int p1, V& out) {
+__attribute__((always_inline)) inline void dot_range_lanes(const V* x, const V* y, int p0, int p1, V& out) {
   V s0 = {}, s1 = {}, s2 = {}, s3 = {};
   int p = p0;
   for (; p + 4 <= p1; p += 4) {
@@ -50,7 +50,8 @@ inline void dot_range_lanes(const V* x, const V* y, int p0, int p1, V& out) {
 // is not positive and finite (the factor is then incomplete; the caller factors each world alone,
 // which fails where it fails, with its own status).
 template <class S>
-bool cholesky_factor_lanes(typename WorldLanes<S>::V* a, int n, int ld, const int* first) {
+__attribute__((always_inline)) inline bool cholesky_factor_lanes_in(typename WorldLanes<S>::V* a, int n, int ld,
+                                                                    const int* first) {
   using V = typename WorldLanes<S>::V;
   for (int j = 0; j < n; ++j) {
     V* lj = a + j * ld;
@@ -78,8 +79,9 @@ bool cholesky_factor_lanes(typename WorldLanes<S>::V* a, int n, int ld, const in
 
 // cholesky_solve's one-lane form on the lanes: L L^T x = b in place (x holds b on entry).
 template <class S>
-void cholesky_solve_lanes(const typename WorldLanes<S>::V* l, typename WorldLanes<S>::V* x, int n, int ld,
-                          const int* first) {
+__attribute__((always_inline)) inline void cholesky_solve_lanes_in(const typename WorldLanes<S>::V* l,
+                                                                   typename WorldLanes<S>::V* x, int n, int ld,
+                                                                   const int* first) {
   using V = typename WorldLanes<S>::V;
   for (int i = 0; i < n; ++i) {  // forward: L y = b
     V dot;
@@ -92,6 +94,38 @@ void cholesky_solve_lanes(const typename WorldLanes<S>::V* l, typename WorldLane
     const V* li = l + i * ld;
     for (int p = first[i]; p < i; ++p) x[p] -= li[p] * xi;
   }
+}
+
+// fp64 lanes are four doubles: two SSE registers per operation on the x86-64 baseline, one AVX
+// register where the processor has AVX2 (checked once, at run time). The same operations lane by
+// lane (AVX2 without FMA: nothing contracts), so the same bits either way.
+inline bool lanes_have_avx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+__attribute__((target("avx2"))) inline bool cholesky_factor_lanes_avx2(WorldLanes<double>::V* a, int n, int ld,
+                                                                       const int* first) {
+  return cholesky_factor_lanes_in<double>(a, n, ld, first);
+}
+__attribute__((target("avx2"))) inline void cholesky_solve_lanes_avx2(const WorldLanes<double>::V* l,
+                                                                      WorldLanes<double>::V* x, int n, int ld,
+                                                                      const int* first) {
+  cholesky_solve_lanes_in<double>(l, x, n, ld, first);
+}
+template <class S>
+bool cholesky_factor_lanes(typename WorldLanes<S>::V* a, int n, int ld, const int* first) {
+  if constexpr (sizeof(S) == sizeof(double)) {
+    if (lanes_have_avx2()) return cholesky_factor_lanes_avx2(a, n, ld, first);
+  }
+  return cholesky_factor_lanes_in<S>(a, n, ld, first);
+}
+template <class S>
+void cholesky_solve_lanes(const typename WorldLanes<S>::V* l, typename WorldLanes<S>::V* x, int n, int ld,
+                          const int* first) {
+  if constexpr (sizeof(S) == sizeof(double)) {
+    if (lanes_have_avx2()) return cholesky_solve_lanes_avx2(l, x, n, ld, first);
+  }
+  cholesky_solve_lanes_in<S>(l, x, n, ld, first);
 }
 
 // The common envelope of `count` (1 .. kWorldLanes) matrices a[k] (n x n lower triangles,
