@@ -539,26 +539,30 @@ TEST(EmulatedTeam, WorldLanesFp64BaselineFormIsTheDispatchedOnes) {
   std::vector<double> a, b;
   envelope_systems(n, n0, nworld, a, b);
   using V = WorldLanes<double>::V;
-  std::vector<V> dispatched(static_cast<std::size_t>(n * n + n)), baseline;
+  // 32-byte aligned, as the executor's scratch (64): the AVX2 form needs it (cholesky_worlds.hpp).
+  const std::size_t count = static_cast<std::size_t>(n * n + n);
+  std::vector<char> dispatched_store(count * sizeof(V) + 64);
+  V* dispatched = reinterpret_cast<V*>(dispatched_store.data() + (64 - reinterpret_cast<std::uintptr_t>(dispatched_store.data()) % 64) % 64);
+  std::vector<V> baseline(count);
   std::vector<int> first(static_cast<std::size_t>(n));
   const double* src[kWorldLanes] = {a.data() + n * n, a.data() + 2 * n * n, a.data() + 3 * n * n, a.data() + 4 * n * n};
-  ASSERT_TRUE(load_world_lanes_reversed<double>(src, kWorldLanes, n, n, dispatched.data(), first.data()));
+  ASSERT_TRUE(load_world_lanes_reversed<double>(src, kWorldLanes, n, n, dispatched, first.data()));
   for (int i = 0; i < n; ++i)
     for (int l = 0; l < kWorldLanes; ++l) dispatched[static_cast<std::size_t>(n * n + i)][l] = b[static_cast<std::size_t>((1 + l) * n + i)];
-  baseline = dispatched;
-  ASSERT_TRUE(cholesky_factor_lanes<double>(dispatched.data(), n, n, first.data()));
-  cholesky_solve_lanes<double>(dispatched.data(), dispatched.data() + n * n, n, n, first.data());
+  std::copy(dispatched, dispatched + count, baseline.begin());
+  ASSERT_TRUE(cholesky_factor_lanes<double>(dispatched, n, n, first.data()));
+  cholesky_solve_lanes<double>(dispatched, dispatched + n * n, n, n, first.data());
   ASSERT_TRUE(cholesky_factor_lanes_in<double>(baseline.data(), n, n, first.data()));
   cholesky_solve_lanes_in<double>(baseline.data(), baseline.data() + n * n, n, n, first.data());
   for (int i = 0; i < n; ++i)
     for (int j = first[static_cast<std::size_t>(i)]; j <= i; ++j)
       for (int l = 0; l < kWorldLanes; ++l)
         ASSERT_EQ(dispatched[static_cast<std::size_t>(i * n + j)][l], baseline[static_cast<std::size_t>(i * n + j)][l])
-            << "factor entry (" << i << ", " << j << ") lane " << l << (lanes_have_avx2() ? " (AVX2)" : " (baseline)");
+            << "factor entry (" << i << ", " << j << ") lane " << l << (lanes_avx2_for(dispatched, dispatched) ? " (AVX2)" : " (baseline)");
   for (int i = 0; i < n; ++i)
     for (int l = 0; l < kWorldLanes; ++l)
       ASSERT_EQ(dispatched[static_cast<std::size_t>(n * n + i)][l], baseline[static_cast<std::size_t>(n * n + i)][l]) << i;
-  if (!lanes_have_avx2()) std::printf("no AVX2 here: both calls took the baseline form\n");
+  if (!lanes_avx2_for(dispatched, dispatched)) std::printf("no AVX2 here: both calls took the baseline form\n");
 }
 
 // The synchronisation the team Cholesky needs in one warp: the load 1, the factor

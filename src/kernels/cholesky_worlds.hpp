@@ -17,6 +17,7 @@
 #if !defined(__CUDACC__)
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/cholesky.hpp"
 #include "kernels/world_lanes.hpp"
@@ -98,10 +99,16 @@ __attribute__((always_inline)) inline void cholesky_solve_lanes_in(const typenam
 
 // fp64 lanes are four doubles: two SSE registers per operation on the x86-64 baseline, one AVX
 // register where the processor has AVX2 (checked once, at run time). The same operations lane by
-// lane (AVX2 without FMA: nothing contracts), so the same bits either way.
+// lane (AVX2 without FMA: nothing contracts), so the same bits either way. The AVX2 form loads
+// whole 32-byte vectors, aligned: the executor's scratch is 64-byte aligned, but the baseline
+// ABI aligns these vectors to 16 only (a std::vector of them, say), so other memory takes the
+// baseline form.
 inline bool lanes_have_avx2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   return avx2;
+}
+inline bool lanes_avx2_for(const void* a, const void* b) {
+  return lanes_have_avx2() && reinterpret_cast<std::uintptr_t>(a) % 32 == 0 && reinterpret_cast<std::uintptr_t>(b) % 32 == 0;
 }
 __attribute__((target("avx2"))) inline bool cholesky_factor_lanes_avx2(WorldLanes<double>::V* a, int n, int ld,
                                                                        const int* first) {
@@ -115,7 +122,7 @@ __attribute__((target("avx2"))) inline void cholesky_solve_lanes_avx2(const Worl
 template <class S>
 bool cholesky_factor_lanes(typename WorldLanes<S>::V* a, int n, int ld, const int* first) {
   if constexpr (sizeof(S) == sizeof(double)) {
-    if (lanes_have_avx2()) return cholesky_factor_lanes_avx2(a, n, ld, first);
+    if (lanes_avx2_for(a, a)) return cholesky_factor_lanes_avx2(a, n, ld, first);
   }
   return cholesky_factor_lanes_in<S>(a, n, ld, first);
 }
@@ -123,7 +130,7 @@ template <class S>
 void cholesky_solve_lanes(const typename WorldLanes<S>::V* l, typename WorldLanes<S>::V* x, int n, int ld,
                           const int* first) {
   if constexpr (sizeof(S) == sizeof(double)) {
-    if (lanes_have_avx2()) return cholesky_solve_lanes_avx2(l, x, n, ld, first);
+    if (lanes_avx2_for(l, x)) return cholesky_solve_lanes_avx2(l, x, n, ld, first);
   }
   cholesky_solve_lanes_in<S>(l, x, n, ld, first);
 }
