@@ -154,6 +154,43 @@ TEST(CollisionCapsule, CrossingParallelAndCollinear) {
   expect_contacts(capsule(V3::Zero(), along_x, r0, 0.5), capsule(V3(0, 0, 0.27), along_y, r1, 0.5), margin, {});
 }
 
+// The host's early rejection of capsule pairs (capsule_lines_apart: the axes' lines farther apart
+// than r0 + r1 + margin) drops only pairs whose segments' narrow phase has no contact: on random
+// poses around the contact distance, every rejected pair gives none, and at the boundary (crossing
+// axes, closest points inside both segments: the lines' distance is the segments') a pair just
+// inside gives its contact and is kept, one clearly outside is rejected.
+TEST(CollisionCapsule, LinesBoundRejectsOnlyPairsWithoutContact) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0, 1);
+  int rejected = 0, touching = 0;
+  for (int k = 0; k < 200000; ++k) {
+    const Shape a = capsule(V3::Zero(), random_rotation(rng), 0.02 + 0.1 * u(rng), 0.4 * u(rng));
+    const V3 offset = V3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5) * (0.6 * u(rng));
+    const Shape b = capsule(offset, random_rotation(rng), 0.02 + 0.1 * u(rng), 0.4 * u(rng));
+    const double margin = 0.01 * u(rng);
+    ContactGeom<double> out[kMaxPairContacts];
+    const int n = collide_capsule_segments(frame(a), frame(b), margin, out);
+    touching += n > 0;
+    if (capsule_lines_apart(frame(a), frame(b), margin)) {
+      ++rejected;
+      ASSERT_EQ(n, 0) << "pair " << k << ": rejected with a contact";
+    }
+    ASSERT_EQ(collide_capsule_capsule(frame(a), frame(b), margin, out), n) << k;
+  }
+  EXPECT_GT(rejected, 20000);
+  EXPECT_GT(touching, 20000);
+  const double r0 = 0.05, r1 = 0.07, margin = 0.004, reach = r0 + r1 + margin;
+  const M3 along_x = rot_axis(ey, M_PI / 2), along_y = rot_axis(ex, M_PI / 2);
+  for (double rel : {-1e-9, -1e-12}) {  // inside: the contact is found and the pair kept
+    const Shape a = capsule(V3::Zero(), along_x, r0, 0.3), b = capsule(V3(0.05, -0.02, reach * (1 + rel)), along_y, r1, 0.3);
+    ContactGeom<double> out[kMaxPairContacts];
+    EXPECT_FALSE(capsule_lines_apart(frame(a), frame(b), margin)) << rel;
+    EXPECT_EQ(collide_capsule_capsule(frame(a), frame(b), margin, out), 1) << rel;
+  }
+  const Shape a = capsule(V3::Zero(), along_x, r0, 0.3), b = capsule(V3(0.05, -0.02, reach * (1 + 1e-6)), along_y, r1, 0.3);
+  EXPECT_TRUE(capsule_lines_apart(frame(a), frame(b), margin));
+}
+
 // ---- properties on random poses, every pair type --------------------------------------------
 
 namespace {
