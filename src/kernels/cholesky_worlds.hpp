@@ -135,57 +135,43 @@ void cholesky_solve_lanes(const typename WorldLanes<S>::V* l, typename WorldLane
   cholesky_solve_lanes_in<S>(l, x, n, ld, first);
 }
 
-// The common envelope of `count` (1 .. kWorldLanes) matrices a[k] (n x n lower triangles,
-// leading dimension ld) into first (row i's: its first non-zero column j < i, else i, as
-// cholesky_factor's scan finds it), and their envelope entries into lanes (ld * ld vectors; lanes
-// past `count` repeat matrix 0, their results dropped). False, with lanes unwritten, when the
-// envelopes differ.
-template <class S>
-bool load_world_lanes(S* const* a, int count, int n, int ld, typename WorldLanes<S>::V* lanes, int* first) {
+// The common envelope of `count` (1 .. kWorldLanes) matrices (n x n lower triangles; entry (i, j)
+// of matrix k is at(k, i, j), an S) into first (row i's: its first non-zero column j < i, else i,
+// as cholesky_factor's scan finds it), and their envelope entries into lanes (ld * ld vectors;
+// lanes past `count` repeat matrix 0, their results dropped). False, with lanes unwritten, when
+// the envelopes differ.
+template <class S, class At>
+bool load_world_lanes_of(int count, int n, int ld, typename WorldLanes<S>::V* lanes, int* first, const At& at) {
   static_assert(kWorldLanes == 4, "four matrices per vector");
-  const S* a0 = a[0];
-  const S* a1 = a[count > 1 ? 1 : 0];
-  const S* a2 = a[count > 2 ? 2 : 0];
-  const S* a3 = a[count > 3 ? 3 : 0];
+  const int k1 = count > 1 ? 1 : 0, k2 = count > 2 ? 2 : 0, k3 = count > 3 ? 3 : 0;
   for (int i = 0; i < n; ++i) {  // one scan for the four rows: they agree where the first non-zero
-    const int r = i * ld;        // of any is a non-zero of all (every entry before it is zero)
-    int f = 0;
-    while (f < i && a0[r + f] == S(0) && a1[r + f] == S(0) && a2[r + f] == S(0) && a3[r + f] == S(0)) ++f;
-    if (f < i && !(a0[r + f] != S(0) && a1[r + f] != S(0) && a2[r + f] != S(0) && a3[r + f] != S(0))) return false;
-    first[i] = f;
-  }
-  for (int i = 0; i < n; ++i)
-    for (int j = first[i]; j <= i; ++j) {
-      const int k = i * ld + j;
-      lanes[k] = typename WorldLanes<S>::V{a0[k], a1[k], a2[k], a3[k]};
-    }
-  return true;
-}
-
-// load_world_lanes of the matrices that cholesky_load_reversed makes of src[k] (n x n lower
-// triangles in storage T, leading dimension ld), read in place: entry (i, j) of a reversed
-// matrix is S(src[(n - 1 - j) * ld + n - 1 - i]). The same envelope and lanes as loading the
-// reversed copies, without forming them; false (lanes unwritten) when the envelopes differ.
-template <class S, class T>
-bool load_world_lanes_reversed(const T* const* src, int count, int n, int ld, typename WorldLanes<S>::V* lanes,
-                               int* first) {
-  static_assert(kWorldLanes == 4, "four matrices per vector");
-  const T* a0 = src[0];
-  const T* a1 = src[count > 1 ? 1 : 0];
-  const T* a2 = src[count > 2 ? 2 : 0];
-  const T* a3 = src[count > 3 ? 3 : 0];
-  auto at = [&](const T* a, int i, int j) { return S(a[(n - 1 - j) * ld + (n - 1 - i)]); };
-  for (int i = 0; i < n; ++i) {  // as load_world_lanes: the four rows' first non-zero, which all share
-    int f = 0;
-    while (f < i && at(a0, i, f) == S(0) && at(a1, i, f) == S(0) && at(a2, i, f) == S(0) && at(a3, i, f) == S(0)) ++f;
-    if (f < i && !(at(a0, i, f) != S(0) && at(a1, i, f) != S(0) && at(a2, i, f) != S(0) && at(a3, i, f) != S(0)))
+    int f = 0;                   // of any is a non-zero of all (every entry before it is zero)
+    while (f < i && at(0, i, f) == S(0) && at(k1, i, f) == S(0) && at(k2, i, f) == S(0) && at(k3, i, f) == S(0)) ++f;
+    if (f < i && !(at(0, i, f) != S(0) && at(k1, i, f) != S(0) && at(k2, i, f) != S(0) && at(k3, i, f) != S(0)))
       return false;
     first[i] = f;
   }
   for (int i = 0; i < n; ++i)
     for (int j = first[i]; j <= i; ++j)
-      lanes[i * ld + j] = typename WorldLanes<S>::V{at(a0, i, j), at(a1, i, j), at(a2, i, j), at(a3, i, j)};
+      lanes[i * ld + j] = typename WorldLanes<S>::V{at(0, i, j), at(k1, i, j), at(k2, i, j), at(k3, i, j)};
   return true;
+}
+
+// load_world_lanes_of the matrices a[k] (leading dimension ld).
+template <class S>
+bool load_world_lanes(S* const* a, int count, int n, int ld, typename WorldLanes<S>::V* lanes, int* first) {
+  return load_world_lanes_of<S>(count, n, ld, lanes, first, [&](int k, int i, int j) { return a[k][i * ld + j]; });
+}
+
+// load_world_lanes of the matrices that cholesky_load_reversed makes of src[k] (n x n lower
+// triangles in storage T, leading dimension ld), read in place: entry (i, j) of a reversed
+// matrix is S(src[(n - 1 - j) * ld + n - 1 - i]). The same envelope and lanes as loading the
+// reversed copies, without forming them.
+template <class S, class T>
+bool load_world_lanes_reversed(const T* const* src, int count, int n, int ld, typename WorldLanes<S>::V* lanes,
+                               int* first) {
+  return load_world_lanes_of<S>(count, n, ld, lanes, first,
+                                [&](int k, int i, int j) { return S(src[k][(n - 1 - j) * ld + (n - 1 - i)]); });
 }
 
 // cholesky_factor of `count` (1 .. kWorldLanes) matrices together: each a[k] then holds bitwise

@@ -121,15 +121,21 @@ struct ContactRows {
                    So(val[3 * k + 2]) * So(gamma[3 * c + 2]));
   }
 
+  // r = G J_a (G symmetric 3x3 as [00, 01, 02, 11, 12, 22]).
+  SAP_HDI static void g_times(const double* G, So j0, So j1, So j2, So& r0, So& r1, So& r2) {
+    r0 = j0 * So(G[0]) + j1 * So(G[1]) + j2 * So(G[2]);
+    r1 = j0 * So(G[1]) + j1 * So(G[3]) + j2 * So(G[4]);
+    r2 = j0 * So(G[2]) + j1 * So(G[4]) + j2 * So(G[5]);
+  }
+
   // J_a^T G J_b for the entries a <= b of contact c (r = G J_a, then r . J_b), into row dof[a]
   // of H's lower triangle.
   template <class V>
   SAP_HDI static void add_entry_row(double* H, int ld, const double* G, const JacDof* dof, const V* val, int a,
                                     int nj) {
     const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
-    const So r0 = ja0 * So(G[0]) + ja1 * So(G[1]) + ja2 * So(G[2]);
-    const So r1 = ja0 * So(G[1]) + ja1 * So(G[3]) + ja2 * So(G[4]);
-    const So r2 = ja0 * So(G[2]) + ja1 * So(G[4]) + ja2 * So(G[5]);
+    So r0, r1, r2;
+    g_times(G, ja0, ja1, ja2, r0, r1, r2);
     double* row = H + dof[a] * ld;
     for (int b = a; b < nj; ++b)
       row[dof[b]] = double(So(row[dof[b]]) + r0 * So(val[3 * b]) + r1 * So(val[3 * b + 1]) + r2 * So(val[3 * b + 2]));
@@ -145,12 +151,11 @@ struct ContactRows {
   static void add_entry_row_pair(double* H, int ld, const double* G, const JacDof* dof, const V* val, int a,
                                  int nj) {
     typedef So P __attribute__((vector_size(2 * sizeof(So))));
-    const So G0 = So(G[0]), G1 = So(G[1]), G2 = So(G[2]), G3 = So(G[3]), G4 = So(G[4]), G5 = So(G[5]);
     const So ja0 = So(val[3 * a]), ja1 = So(val[3 * a + 1]), ja2 = So(val[3 * a + 2]);
-    const So jb0 = So(val[3 * a + 3]), jb1 = So(val[3 * a + 4]), jb2 = So(val[3 * a + 5]);
-    const P r0 = {ja0 * G0 + ja1 * G1 + ja2 * G2, jb0 * G0 + jb1 * G1 + jb2 * G2};
-    const P r1 = {ja0 * G1 + ja1 * G3 + ja2 * G4, jb0 * G1 + jb1 * G3 + jb2 * G4};
-    const P r2 = {ja0 * G2 + ja1 * G4 + ja2 * G5, jb0 * G2 + jb1 * G4 + jb2 * G5};
+    So ra0, ra1, ra2, rb0, rb1, rb2;
+    g_times(G, ja0, ja1, ja2, ra0, ra1, ra2);
+    g_times(G, So(val[3 * a + 3]), So(val[3 * a + 4]), So(val[3 * a + 5]), rb0, rb1, rb2);
+    const P r0 = {ra0, rb0}, r1 = {ra1, rb1}, r2 = {ra2, rb2};
     double* row_a = H + dof[a] * ld;
     double* row_b = H + dof[a + 1] * ld;
     row_a[dof[a]] = double(So(row_a[dof[a]]) + r0[0] * ja0 + r1[0] * ja1 + r2[0] * ja2);
