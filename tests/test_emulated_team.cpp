@@ -414,8 +414,10 @@ void envelope_systems(int n, int n0, int nworld, std::vector<double>& a, std::ve
 
 TEST(EmulatedTeam, TeamCholeskyMatchesTheOneLaneForm) {
   // n = 23 < 32 (one row per lane of a warp), n = 44, 45 (two rows on some lanes of a warp; a
-  // last step of two columns or of one).
-  for (auto [n, n0] : {std::pair{23, 10}, std::pair{44, 20}, std::pair{45, 20}}) {
+  // last step of two columns or of one); n = 100 >= kCholeskyRowOrderMin: one lane factors in row
+  // order (cholesky_factor_rows), the teams in column order, bitwise alike.
+  static_assert(kCholeskyRowOrderMin <= 100, "n = 100 takes the one lane's row order");
+  for (auto [n, n0] : {std::pair{23, 10}, std::pair{44, 20}, std::pair{45, 20}, std::pair{100, 40}}) {
     const int nworld = 3;
     std::vector<double> a, b;
     envelope_systems(n, n0, nworld, a, b);

@@ -115,8 +115,62 @@ SAP_HDI S dot_range_last(const S* x, const S* y, int p0, int p1, S xl, S yl) {
 // A entries there; until then a lane takes L[k][j] from its register (dot_range_last). Each
 // entry is computed by one lane (the block: by every lane alike) in the one-lane order: the
 // factor is bitwise that of one lane.
+// One lane, n >= kCholeskyRowOrderMin: the same entries in row order, each row's envelope
+// found and factored before the next (Crout by rows). L[i][j] needs rows j < i, complete, and
+// L[i][p < j], both done; it is computed by the same expression as in column order (the pivot's
+// reciprocal formed again from the stored L[j][j]: the same bits), so the factor is bitwise the
+// column order's. Why: column order visits every row below each column to find the few in its
+// envelope, n^2 / 2 checks, and scans each row's zeros left of its envelope, as many again; a
+// model of many free bodies (nv = 384 for 64 of them) has block-diagonal A and H with small
+// envelopes, and those quadratic loops were most of its factor's time. Rows here skip the
+// zeros in words of eight bytes. Small n keeps column order, whose independent rows overlap
+// (row order waits on each entry's predecessor in the row).
+constexpr int kCholeskyRowOrderMin = 64;
+
+// The first non-zero of row[0 .. i) (i when none): row[j] != 0, IEEE (-0 is zero, NaN is not),
+// tested for eight bytes at a time on the bits without the sign.
+template <class S>
+SAP_HDI int first_nonzero_host(const S* row, int i) {
+  using U = unsigned long long;
+  constexpr int per = 8 / sizeof(S);
+  constexpr U mask = sizeof(S) == 8 ? 0x7fffffffffffffffULL : 0x7fffffff7fffffffULL;
+  int j = 0;
+  if (reinterpret_cast<unsigned long long>(row) % 8 == 0) {
+    for (; j + 4 * per <= i; j += 4 * per) {
+      U w[4];
+      __builtin_memcpy(w, row + j, sizeof(w));
+      if (((w[0] | w[1] | w[2] | w[3]) & mask) != 0) break;
+    }
+  }
+  for (; j < i; ++j)
+    if (row[j] != S(0)) return j;
+  return i;
+}
+
+template <class S>
+SAP_HD bool cholesky_factor_rows(S* a, int n, int ld, int* first) {
+  for (int i = 0; i < n; ++i) {
+    S* li = a + i * ld;
+    const int fi = first_nonzero_host(li, i);
+    first[i] = fi;
+    for (int j = fi; j < i; ++j) {
+      const S* lj = a + j * ld;
+      const int p0 = fi > first[j] ? fi : first[j];
+      li[j] = (li[j] - dot_range(li, lj, p0, j)) * (S(1) / lj[j]);
+    }
+    const S d = li[i] - dot_range(li, li, fi, i);
+    const S lii = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
+    li[i] = lii;
+    if (!(lii > S(0))) return false;
+  }
+  return true;
+}
+
 template <class S, class Team>
 SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
+  if constexpr (one_lane_team<Team>()) {
+    if (n >= kCholeskyRowOrderMin) return cholesky_factor_rows(a, n, ld, first);
+  }
   const int rank = team.rank(), size = team.size();
   for (int i = rank; i < n; i += size) {
     int f = i;
