@@ -8,6 +8,10 @@
 
 namespace sap {
 
+// One-lane forms for large n (a model of many free bodies): cholesky_factor_rows, and the
+// reversed load and M's symmetrisation (dynamics.hpp) in cache tiles.
+constexpr int kCholeskyRowOrderMin = 64;
+
 // Copies the n x n lower triangle of src (any scalar) into dst (scalar S), both with leading
 // dimension ld. Used to move a fp64 matrix into the precision of the linear solve.
 template <class S, class T, class Team>
@@ -27,6 +31,16 @@ SAP_HD void cholesky_load(Team& team, const T* src, S* dst, int n, int ld) {
 // chains to H, which widens a few envelopes only. Solve with the right-hand side reversed too.
 template <class S, class T, class Team>
 SAP_HD void cholesky_load_reversed(Team& team, const T* src, S* dst, int n, int ld) {
+  if constexpr (one_lane_team<Team>()) {
+    if (n >= kCholeskyRowOrderMin) {  // large n: in square tiles, each reading a few cache lines
+      constexpr int kTile = 16;       // of kTile source rows (row by row, a line per entry)
+      for (int i0 = 0; i0 < n; i0 += kTile)
+        for (int j0 = 0; j0 <= i0; j0 += kTile)
+          for (int i = i0; i < i0 + kTile && i < n; ++i)
+            for (int j = j0; j < j0 + kTile && j <= i; ++j) dst[i * ld + j] = S(src[(n - 1 - j) * ld + n - 1 - i]);
+      return;
+    }
+  }
   for (int i = team.rank(); i < n; i += team.size()) {
     const int si = n - 1 - i;  // dst row i is src column si, rows si .. n-1 (lower triangle)
     for (int j = 0; j <= i; ++j) dst[i * ld + j] = S(src[(n - 1 - j) * ld + si]);
@@ -125,7 +139,6 @@ SAP_HDI S dot_range_last(const S* x, const S* y, int p0, int p1, S xl, S yl) {
 // envelopes, and those quadratic loops were most of its factor's time. Rows here skip the
 // zeros in words of eight bytes. Small n keeps column order, whose independent rows overlap
 // (row order waits on each entry's predecessor in the row).
-constexpr int kCholeskyRowOrderMin = 64;
 
 // The first non-zero of row[0 .. i) (i when none): row[j] != 0, IEEE (-0 is zero, NaN is not),
 // tested for eight bytes at a time on the bits without the sign.
