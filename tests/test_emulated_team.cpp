@@ -455,9 +455,11 @@ TEST(EmulatedTeam, TeamCholeskyMatchesTheOneLaneForm) {
 // envelope factored and solved together give each system bitwise the one-lane factor and solve's
 // solution; systems whose envelopes differ, or with a pivot that is not positive, are refused and
 // left as they were (the caller then solves each alone).
+// n >= kCholeskyRowOrderMin: the one lane factors in row order and the in-place load reads the
+// sources row by row (load_world_lanes_reversed_large), bitwise as for small n.
 template <class S>
-void expect_world_lanes_as_one_lane() {
-  const int n = 23, n0 = 10, nworld = 6;  // worlds 1 .. 5 coupled alike; world 0 has another envelope
+void expect_world_lanes_as_one_lane(int n = 23, int n0 = 10) {
+  const int nworld = 6;  // worlds 1 .. 5 coupled alike; world 0 has another envelope
   std::vector<double> a, b;
   envelope_systems(n, n0, nworld, a, b);
   auto system = [&](int w) {  // lower triangle (ld = n), then the right-hand side
@@ -531,6 +533,9 @@ void expect_world_lanes_as_one_lane() {
 TEST(EmulatedTeam, WorldLanesSolveAsOneLane) {
   expect_world_lanes_as_one_lane<float>();
   expect_world_lanes_as_one_lane<double>();
+  static_assert(kCholeskyRowOrderMin <= 100, "n = 100 takes the large forms");
+  expect_world_lanes_as_one_lane<float>(100, 40);
+  expect_world_lanes_as_one_lane<double>(100, 40);
 }
 
 // fp64 lanes factor and solve in AVX registers where the processor has AVX2 (the test above then
