@@ -29,18 +29,27 @@ SAP_HD void cholesky_load(Team& team, const T* src, S* dst, int n, int ld) {
 // and the envelope factorisation below touches no zero and creates no fill (MuJoCo factors M
 // from the leaves for the same reason: L^T D L). Contacts add the coupling of their two bodies'
 // chains to H, which widens a few envelopes only. Solve with the right-hand side reversed too.
+#if !defined(__CUDA_ARCH__)
+// cholesky_load_reversed on one lane for large n: in square tiles, each reading a few cache
+// lines of kTile source rows (row by row, a reversed row is a source column: a line per entry).
+// Out of line, as the other large-n forms: the small models' code stays as it was.
+template <class S, class T>
+__attribute__((noinline)) void cholesky_load_reversed_tiled(const T* src, S* dst, int n, int ld) {
+  constexpr int kTile = 16;
+  for (int i0 = 0; i0 < n; i0 += kTile)
+    for (int j0 = 0; j0 <= i0; j0 += kTile)
+      for (int i = i0; i < i0 + kTile && i < n; ++i)
+        for (int j = j0; j < j0 + kTile && j <= i; ++j) dst[i * ld + j] = S(src[(n - 1 - j) * ld + n - 1 - i]);
+}
+#endif
+
 template <class S, class T, class Team>
 SAP_HD void cholesky_load_reversed(Team& team, const T* src, S* dst, int n, int ld) {
+#if !defined(__CUDA_ARCH__)
   if constexpr (one_lane_team<Team>()) {
-    if (n >= kCholeskyRowOrderMin) {  // large n: in square tiles, each reading a few cache lines
-      constexpr int kTile = 16;       // of kTile source rows (row by row, a line per entry)
-      for (int i0 = 0; i0 < n; i0 += kTile)
-        for (int j0 = 0; j0 <= i0; j0 += kTile)
-          for (int i = i0; i < i0 + kTile && i < n; ++i)
-            for (int j = j0; j < j0 + kTile && j <= i; ++j) dst[i * ld + j] = S(src[(n - 1 - j) * ld + n - 1 - i]);
-      return;
-    }
+    if (n >= kCholeskyRowOrderMin) return cholesky_load_reversed_tiled(src, dst, n, ld);
   }
+#endif
   for (int i = team.rank(); i < n; i += team.size()) {
     const int si = n - 1 - i;  // dst row i is src column si, rows si .. n-1 (lower triangle)
     for (int j = 0; j <= i; ++j) dst[i * ld + j] = S(src[(n - 1 - j) * ld + si]);
@@ -142,8 +151,9 @@ SAP_HDI S dot_range_last(const S* x, const S* y, int p0, int p1, S xl, S yl) {
 
 // The first non-zero of row[0 .. i) (i when none): row[j] != 0, IEEE (-0 is zero, NaN is not),
 // tested for eight bytes at a time on the bits without the sign.
+#if !defined(__CUDA_ARCH__)
 template <class S>
-SAP_HDI int first_nonzero_host(const S* row, int i) {
+inline int first_nonzero_host(const S* row, int i) {
   using U = unsigned long long;
   constexpr int per = 8 / sizeof(S);
   constexpr U mask = sizeof(S) == 8 ? 0x7fffffffffffffffULL : 0x7fffffff7fffffffULL;
@@ -161,7 +171,7 @@ SAP_HDI int first_nonzero_host(const S* row, int i) {
 }
 
 template <class S>
-SAP_HD bool cholesky_factor_rows(S* a, int n, int ld, int* first) {
+__attribute__((noinline)) bool cholesky_factor_rows(S* a, int n, int ld, int* first) {
   for (int i = 0; i < n; ++i) {
     S* li = a + i * ld;
     const int fi = first_nonzero_host(li, i);
@@ -178,12 +188,15 @@ SAP_HD bool cholesky_factor_rows(S* a, int n, int ld, int* first) {
   }
   return true;
 }
+#endif
 
 template <class S, class Team>
 SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
+#if !defined(__CUDA_ARCH__)
   if constexpr (one_lane_team<Team>()) {
     if (n >= kCholeskyRowOrderMin) return cholesky_factor_rows(a, n, ld, first);
   }
+#endif
   const int rank = team.rank(), size = team.size();
   for (int i = rank; i < n; i += size) {
     int f = i;

@@ -186,8 +186,8 @@ bool load_world_lanes_reversed(const T* const* src, int count, int n, int ld, ty
 // in column c in any matrix (a pass over the lower triangles, skipping words of zeros), and the
 // envelope entries are copied in square tiles of the sources.
 template <class S, class T>
-bool load_world_lanes_reversed_large(const T* const* src, int count, int n, int ld, typename WorldLanes<S>::V* lanes,
-                                     int* first) {
+__attribute__((noinline)) bool load_world_lanes_reversed_large(const T* const* src, int count, int n, int ld,
+                                                               typename WorldLanes<S>::V* lanes, int* first) {
   static_assert(kWorldLanes == 4, "four matrices per vector");
   const T* a[4] = {src[0], src[count > 1 ? 1 : 0], src[count > 2 ? 2 : 0], src[count > 3 ? 3 : 0]};
   int* last = first;  // last[c] first, then first[i] in place (i = n - 1 - c)

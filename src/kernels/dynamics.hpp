@@ -75,8 +75,9 @@ SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, Out* M) {
 // of the lower (each tile reads a few cache lines of kTile rows, where a row's copy reads its
 // whole column, one line per entry: a model of many free bodies, nv = 384, spent a tenth of its
 // step there). The same values.
+#if !defined(__CUDA_ARCH__)
 template <class Out>
-SAP_HD void mass_matrix_symmetrize_tiled(const ModelView& m, Out* M) {
+__attribute__((noinline)) void mass_matrix_symmetrize_tiled(const ModelView& m, Out* M) {
   constexpr int kTile = 16;
   const int nv = m.nv, ld = m.nv_pad;
   for (int i0 = 0; i0 < nv; i0 += kTile)
@@ -86,6 +87,7 @@ SAP_HD void mass_matrix_symmetrize_tiled(const ModelView& m, Out* M) {
   for (int i = 0; i < ld; ++i)
     for (int j = i < nv ? nv : 0; j < ld; ++j) M[i * ld + j] = (i == j) ? Out(1) : Out(0);
 }
+#endif
 
 // Body velocities and cdof time derivatives (MuJoCo mj_comVel): cvel[b] = cvel[parent] +
 // sum cdof qvel; cdof_dot = cvel x cdof using the velocity before the joint (for free joints

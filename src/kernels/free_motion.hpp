@@ -160,11 +160,14 @@ struct FreeMotionKernel {
       for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, cdof, crb, i, M);
       team.sync();
     }
+#if !defined(__CUDA_ARCH__)
     if constexpr (one_lane_team<Team>()) {
       if (nv >= kCholeskyRowOrderMin) mass_matrix_symmetrize_tiled(m, M);  // large nv: cache tiles
       else
         for (int i = 0; i < ld; ++i) mass_matrix_symmetrize_row<S>(m, i, M);
-    } else {
+    } else
+#endif
+    {
       for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
     }
     team.sync();
