@@ -47,6 +47,7 @@ MODELS = {
     "humanoid": "models/mujoco_humanoid/humanoid.xml",
     "g1": "models/unitree_g1/scene_flat.xml",
     "panda": "models/franka_emika_panda/mjx_single_cube.xml",
+    "pile": "scenes/sphere_pile.xml",  # 64 free spheres (nv 384): not in the default set (slow)
 }
 MUJOCO_VERSION = "4.0.0"
 LOOP_SRC = os.path.join(ROOT, "tools", "checks", "mujoco_step_loop.c")
