@@ -30,16 +30,36 @@ SAP_HD void cholesky_load(Team& team, const T* src, S* dst, int n, int ld) {
 // from the leaves for the same reason: L^T D L). Contacts add the coupling of their two bodies'
 // chains to H, which widens a few envelopes only. Solve with the right-hand side reversed too.
 #if !defined(__CUDA_ARCH__)
-// cholesky_load_reversed on one lane for large n: in square tiles, each reading a few cache
-// lines of kTile source rows (row by row, a reversed row is a source column: a line per entry).
-// Out of line, as the other large-n forms: the small models' code stays as it was.
+// Host helpers of the one-lane forms for large n.
+// The bits of the eight bytes at p without their signs: zero iff every entry there is +-0.
+template <class T>
+inline unsigned long long magnitude_bits(const T* p) {
+  unsigned long long x;
+  __builtin_memcpy(&x, p, 8);
+  return x & (sizeof(T) == 8 ? 0x7fffffffffffffffULL : 0x7fffffff7fffffffULL);
+}
+
+// f(r, c) for every entry c <= r (c < r when kStrict) of an n x n lower triangle, in square
+// tiles: a copy that transposes then reads and writes a few cache lines per tile, where a row
+// of one side is a column of the other (a cache line per entry, row by row).
+template <bool kStrict, class F>
+inline void for_each_lower_in_tiles(int n, const F& f) {
+  constexpr int kTile = 16;
+  for (int r0 = 0; r0 < n; r0 += kTile)
+    for (int c0 = 0; c0 <= r0; c0 += kTile) {
+      const int r1 = r0 + kTile < n ? r0 + kTile : n;
+      for (int r = r0; r < r1; ++r) {
+        const int c1 = c0 + kTile < r + (kStrict ? 0 : 1) ? c0 + kTile : r + (kStrict ? 0 : 1);
+        for (int c = c0; c < c1; ++c) f(r, c);
+      }
+    }
+}
+
+// cholesky_load_reversed on one lane for large n, in tiles. Out of line, as the other large-n
+// forms: the small models' code stays as it was.
 template <class S, class T>
 __attribute__((noinline)) void cholesky_load_reversed_tiled(const T* src, S* dst, int n, int ld) {
-  constexpr int kTile = 16;
-  for (int i0 = 0; i0 < n; i0 += kTile)
-    for (int j0 = 0; j0 <= i0; j0 += kTile)
-      for (int i = i0; i < i0 + kTile && i < n; ++i)
-        for (int j = j0; j < j0 + kTile && j <= i; ++j) dst[i * ld + j] = S(src[(n - 1 - j) * ld + n - 1 - i]);
+  for_each_lower_in_tiles<false>(n, [&](int i, int j) { dst[i * ld + j] = S(src[(n - 1 - j) * ld + n - 1 - i]); });
 }
 #endif
 
@@ -117,6 +137,52 @@ SAP_HDI S dot_range_last(const S* x, const S* y, int p0, int p1, S xl, S yl) {
   return (s0 + s1) + (s2 + s3);
 }
 
+#if !defined(__CUDA_ARCH__)
+// The first non-zero of row[0 .. i) (i when none): row[j] != 0, IEEE (-0 is zero, NaN is not),
+// tested for eight bytes at a time on the bits without the sign.
+template <class S>
+inline int first_nonzero_host(const S* row, int i) {
+  constexpr int per = 8 / static_cast<int>(sizeof(S));
+  int j = 0;
+  for (; j + 4 * per <= i; j += 4 * per)
+    if ((magnitude_bits(row + j) | magnitude_bits(row + j + per) | magnitude_bits(row + j + 2 * per) |
+         magnitude_bits(row + j + 3 * per)) != 0)
+      break;
+  for (; j < i; ++j)
+    if (row[j] != S(0)) return j;
+  return i;
+}
+
+// One lane, n >= kCholeskyRowOrderMin: the same entries in row order, each row's envelope
+// found and factored before the next (Crout by rows). L[i][j] needs rows j < i, complete, and
+// L[i][p < j], both done; it is computed by the same expression as in column order (the pivot's
+// reciprocal formed again from the stored L[j][j]: the same bits), so the factor is bitwise the
+// column order's. Why: column order visits every row below each column to find the few in its
+// envelope, n^2 / 2 checks, and scans each row's zeros left of its envelope, as many again; a
+// model of many free bodies (nv = 384 for 64 of them) has block-diagonal A and H with small
+// envelopes, and those quadratic loops were most of its factor's time. Rows here skip the
+// zeros in words of eight bytes. Small n keeps column order, whose independent rows overlap
+// (row order waits on each entry's predecessor in the row).
+template <class S>
+__attribute__((noinline)) bool cholesky_factor_rows(S* a, int n, int ld, int* first) {
+  for (int i = 0; i < n; ++i) {
+    S* li = a + i * ld;
+    const int fi = first_nonzero_host(li, i);
+    first[i] = fi;
+    for (int j = fi; j < i; ++j) {
+      const S* lj = a + j * ld;
+      const int p0 = fi > first[j] ? fi : first[j];
+      li[j] = (li[j] - dot_range(li, lj, p0, j)) * (S(1) / lj[j]);
+    }
+    const S d = li[i] - dot_range(li, li, fi, i);
+    const S lii = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
+    li[i] = lii;
+    if (!(lii > S(0))) return false;
+  }
+  return true;
+}
+#endif
+
 // Row-oriented (Crout) factorisation on the rows' envelopes. first[i] = the first column with a
 // non-zero entry in row i (j <= i); Cholesky keeps every entry left of it zero, so
 //   L[i][j] = (A[i][j] - sum_{p = max(first_i, first_j)}^{j-1} L[i][p] L[j][p]) / L[j][j]
@@ -138,58 +204,6 @@ SAP_HDI S dot_range_last(const S* x, const S* y, int p0, int p1, S xl, S yl) {
 // A entries there; until then a lane takes L[k][j] from its register (dot_range_last). Each
 // entry is computed by one lane (the block: by every lane alike) in the one-lane order: the
 // factor is bitwise that of one lane.
-// One lane, n >= kCholeskyRowOrderMin: the same entries in row order, each row's envelope
-// found and factored before the next (Crout by rows). L[i][j] needs rows j < i, complete, and
-// L[i][p < j], both done; it is computed by the same expression as in column order (the pivot's
-// reciprocal formed again from the stored L[j][j]: the same bits), so the factor is bitwise the
-// column order's. Why: column order visits every row below each column to find the few in its
-// envelope, n^2 / 2 checks, and scans each row's zeros left of its envelope, as many again; a
-// model of many free bodies (nv = 384 for 64 of them) has block-diagonal A and H with small
-// envelopes, and those quadratic loops were most of its factor's time. Rows here skip the
-// zeros in words of eight bytes. Small n keeps column order, whose independent rows overlap
-// (row order waits on each entry's predecessor in the row).
-
-// The first non-zero of row[0 .. i) (i when none): row[j] != 0, IEEE (-0 is zero, NaN is not),
-// tested for eight bytes at a time on the bits without the sign.
-#if !defined(__CUDA_ARCH__)
-template <class S>
-inline int first_nonzero_host(const S* row, int i) {
-  using U = unsigned long long;
-  constexpr int per = 8 / sizeof(S);
-  constexpr U mask = sizeof(S) == 8 ? 0x7fffffffffffffffULL : 0x7fffffff7fffffffULL;
-  int j = 0;
-  if (reinterpret_cast<unsigned long long>(row) % 8 == 0) {
-    for (; j + 4 * per <= i; j += 4 * per) {
-      U w[4];
-      __builtin_memcpy(w, row + j, sizeof(w));
-      if (((w[0] | w[1] | w[2] | w[3]) & mask) != 0) break;
-    }
-  }
-  for (; j < i; ++j)
-    if (row[j] != S(0)) return j;
-  return i;
-}
-
-template <class S>
-__attribute__((noinline)) bool cholesky_factor_rows(S* a, int n, int ld, int* first) {
-  for (int i = 0; i < n; ++i) {
-    S* li = a + i * ld;
-    const int fi = first_nonzero_host(li, i);
-    first[i] = fi;
-    for (int j = fi; j < i; ++j) {
-      const S* lj = a + j * ld;
-      const int p0 = fi > first[j] ? fi : first[j];
-      li[j] = (li[j] - dot_range(li, lj, p0, j)) * (S(1) / lj[j]);
-    }
-    const S d = li[i] - dot_range(li, li, fi, i);
-    const S lii = (d > S(0) && isfinite_(d)) ? sqrt_(d) : S(0);
-    li[i] = lii;
-    if (!(lii > S(0))) return false;
-  }
-  return true;
-}
-#endif
-
 template <class S, class Team>
 SAP_HD bool cholesky_factor(Team& team, S* a, int n, int ld, int* first) {
 #if !defined(__CUDA_ARCH__)

@@ -183,45 +183,27 @@ bool load_world_lanes_reversed(const T* const* src, int count, int n, int ld, ty
 // lanes read from the sources' rows in order: reversed row i is source column n - 1 - i, so
 // read row by row it was a cache line per entry (most of a 64-sphere pile's step). Row i's
 // first non-zero j < i is n - 1 - r for the last source row r > c = n - 1 - i with a non-zero
-// in column c in any matrix (a pass over the lower triangles, skipping words of zeros), and the
-// envelope entries are copied in square tiles of the sources.
+// in column c in any matrix (a pass over the lower triangles in row order, skipping words of
+// zeros), and the envelope entries are copied in square tiles of the sources.
 template <class S, class T>
 __attribute__((noinline)) bool load_world_lanes_reversed_large(const T* const* src, int count, int n, int ld,
                                                                typename WorldLanes<S>::V* lanes, int* first) {
   static_assert(kWorldLanes == 4, "four matrices per vector");
   const T* a[4] = {src[0], src[count > 1 ? 1 : 0], src[count > 2 ? 2 : 0], src[count > 3 ? 3 : 0]};
-  int* last = first;  // last[c] first, then first[i] in place (i = n - 1 - c)
-  for (int c = 0; c < n; ++c) last[c] = -1;
-  using U = unsigned long long;
-  constexpr U mask = sizeof(T) == 8 ? 0x7fffffffffffffffULL : 0x7fffffff7fffffffULL;
+  for (int i = 0; i < n; ++i) first[i] = i;
   constexpr int per = 8 / static_cast<int>(sizeof(T));
-  for (int r = 1; r < n; ++r) {
+  for (int r = 1; r < n; ++r) {  // a later source row r: a smaller first column n - 1 - r
     const T* rows[4] = {a[0] + r * ld, a[1] + r * ld, a[2] + r * ld, a[3] + r * ld};
     for (int c = 0; c < r;) {
-      if (c + per <= r) {  // a word of each row with only zero bits (but signs): +-0 entries
-        U w = 0;
-        for (int k = 0; k < 4; ++k) {
-          U x;
-          __builtin_memcpy(&x, rows[k] + c, 8);
-          w |= x;
-        }
-        if ((w & mask) == 0) {
-          c += per;
-          continue;
-        }
+      if (c + per <= r && (magnitude_bits(rows[0] + c) | magnitude_bits(rows[1] + c) | magnitude_bits(rows[2] + c) |
+                           magnitude_bits(rows[3] + c)) == 0) {
+        c += per;  // a word of +-0 entries in each matrix
+        continue;
       }
-      if (S(rows[0][c]) != S(0) || S(rows[1][c]) != S(0) || S(rows[2][c]) != S(0) || S(rows[3][c]) != S(0)) last[c] = r;
+      if (S(rows[0][c]) != S(0) || S(rows[1][c]) != S(0) || S(rows[2][c]) != S(0) || S(rows[3][c]) != S(0))
+        first[n - 1 - c] = n - 1 - r;
       ++c;
     }
-  }
-  for (int c = 0; c < n - 1 - c; ++c) {  // first[i] = n - 1 - last[n - 1 - i] (i when none)
-    const int lo = last[c], hi = last[n - 1 - c];
-    last[n - 1 - c] = lo >= 0 ? n - 1 - lo : n - 1 - c;
-    last[c] = hi >= 0 ? n - 1 - hi : c;
-  }
-  if (n % 2 == 1) {
-    const int c = n / 2;
-    last[c] = last[c] >= 0 ? n - 1 - last[c] : c;
   }
   auto at = [&](int k, int i, int j) { return S(a[k][(n - 1 - j) * ld + (n - 1 - i)]); };
   for (int i = 0; i < n; ++i) {  // every matrix non-zero where the first of any is
@@ -229,16 +211,12 @@ __attribute__((noinline)) bool load_world_lanes_reversed_large(const T* const* s
     if (f < i && !(at(0, i, f) != S(0) && at(1, i, f) != S(0) && at(2, i, f) != S(0) && at(3, i, f) != S(0)))
       return false;
   }
-  constexpr int kTile = 16;
-  for (int r0 = 0; r0 < n; r0 += kTile)
-    for (int c0 = 0; c0 <= r0; c0 += kTile)
-      for (int r = r0; r < r0 + kTile && r < n; ++r)
-        for (int c = c0; c < c0 + kTile && c <= r; ++c) {
-          const int i = n - 1 - c, j = n - 1 - r;
-          if (j < first[i]) continue;
-          lanes[i * ld + j] = typename WorldLanes<S>::V{S(a[0][r * ld + c]), S(a[1][r * ld + c]), S(a[2][r * ld + c]),
-                                                        S(a[3][r * ld + c])};
-        }
+  for_each_lower_in_tiles<false>(n, [&](int r, int c) {
+    const int i = n - 1 - c, j = n - 1 - r;
+    if (j >= first[i])
+      lanes[i * ld + j] = typename WorldLanes<S>::V{S(a[0][r * ld + c]), S(a[1][r * ld + c]), S(a[2][r * ld + c]),
+                                                    S(a[3][r * ld + c])};
+  });
   return true;
 }
 

@@ -4,6 +4,7 @@
 
 #include "kernels/kinematics.hpp"
 #include "kernels/actuator_dynamics.hpp"
+#include "kernels/cholesky.hpp"  // for_each_lower_in_tiles (host)
 #include "kernels/passive_forces.hpp"
 #include "kernels/spatial_tendon.hpp"
 #include "sap/data.hpp"
@@ -71,19 +72,14 @@ SAP_HD void mass_matrix_symmetrize_row(const ModelView& m, int i, Out* M) {
   }
 }
 
-// mass_matrix_symmetrize_row for every row, one lane: the upper triangle copied in square tiles
-// of the lower (each tile reads a few cache lines of kTile rows, where a row's copy reads its
-// whole column, one line per entry: a model of many free bodies, nv = 384, spent a tenth of its
-// step there). The same values.
+// mass_matrix_symmetrize_row for every row, one lane: the upper triangle copied from the lower
+// in square tiles (for_each_lower_in_tiles; a row's copy reads its whole column, a cache line per
+// entry: a model of many free bodies, nv = 384, spent a tenth of its step there). The same values.
 #if !defined(__CUDA_ARCH__)
 template <class Out>
 __attribute__((noinline)) void mass_matrix_symmetrize_tiled(const ModelView& m, Out* M) {
-  constexpr int kTile = 16;
   const int nv = m.nv, ld = m.nv_pad;
-  for (int i0 = 0; i0 < nv; i0 += kTile)
-    for (int j0 = i0; j0 < nv; j0 += kTile)
-      for (int i = i0; i < i0 + kTile && i < nv; ++i)
-        for (int j = j0 > i + 1 ? j0 : i + 1; j < j0 + kTile && j < nv; ++j) M[i * ld + j] = M[j * ld + i];
+  for_each_lower_in_tiles<true>(nv, [&](int r, int c) { M[c * ld + r] = M[r * ld + c]; });
   for (int i = 0; i < ld; ++i)
     for (int j = i < nv ? nv : 0; j < ld; ++j) M[i * ld + j] = (i == j) ? Out(1) : Out(0);
 }

@@ -160,16 +160,13 @@ struct FreeMotionKernel {
       for (int i = team.rank(); i < nv; i += team.size()) mass_matrix_row<S>(m, cdof, crb, i, M);
       team.sync();
     }
+    bool tiled = false;  // one lane, large nv: in cache tiles
 #if !defined(__CUDA_ARCH__)
-    if constexpr (one_lane_team<Team>()) {
-      if (nv >= kCholeskyRowOrderMin) mass_matrix_symmetrize_tiled(m, M);  // large nv: cache tiles
-      else
-        for (int i = 0; i < ld; ++i) mass_matrix_symmetrize_row<S>(m, i, M);
-    } else
+    if constexpr (one_lane_team<Team>()) tiled = nv >= kCholeskyRowOrderMin;
+    if (tiled) mass_matrix_symmetrize_tiled(m, M);
 #endif
-    {
+    if (!tiled)
       for (int i = team.rank(); i < ld; i += team.size()) mass_matrix_symmetrize_row<S>(m, i, M);
-    }
     team.sync();
     if (team.size() == 1) {  // one lane (the CPU): row by row, no index division; the same values
       for (int i = 0; i < ld; ++i) {
