@@ -62,17 +62,22 @@ struct ContactRows {
     for (int k = 0; k < 3; ++k) advance_row(vc, dvc, 3 * c + k, alpha);
   }
 
+  SAP_HDI HuntCrossleyParams<So> hunt_crossley_params(int c) const {
+    const double* prm = s.con_param(w) + s.size.ncp * c;
+    return {So(prm[kConMu]),  So(prm[kConHcStiffness]), So(prm[kConHcDissipation]),
+            So(prm[kConHcFe0]), So(prm[kConHcN0]),     So(prm[kConHcEpsSoft])};
+  }
+
   // The contact's cost, impulse and Hessian at vc = x, in the model of contact_approximation.
   SAP_HD void evaluate_at(int c, const So* x, So* gamma, So* cost, So* G, bool want_hessian) const {
-    const double* prm = s.con_param(w) + s.size.ncp * c;
     const ContactApproximation model = p.config.contact_approximation;
     if (model == ContactApproximation::Sap) {
+      const double* prm = s.con_param(w) + s.size.ncp * c;
       const FrictionConeParams<So> cp{So(prm[kConRt]), So(prm[kConRn]), So(prm[kConVhatN]), So(prm[kConMu])};
       friction_cone<So>(cp, x, gamma, cost, G, want_hessian);
     } else {
-      const HuntCrossleyParams<So> hp{So(prm[kConMu]),  So(prm[kConHcStiffness]), So(prm[kConHcDissipation]),
-                                      So(prm[kConHcFe0]), So(prm[kConHcN0]),     So(prm[kConHcEpsSoft])};
-      hunt_crossley<So>(hp, So(p.h), model == ContactApproximation::Lagged, x, gamma, cost, G, want_hessian);
+      hunt_crossley<So>(hunt_crossley_params(c), So(p.h), model == ContactApproximation::Lagged, x, gamma, cost, G,
+                        want_hessian);
     }
   }
 
@@ -85,6 +90,14 @@ struct ContactRows {
     for (int k = 0; k < 3; ++k) {
       dx[k] = alpha != So(0) || want_hessian ? So(dvc[3 * c + k]) : So(0);
       x[k] = So(vc[3 * c + k]) + alpha * dx[k];
+    }
+    // Neither stored nor differentiated: a trial of a decay line search, which reads the cost
+    // alone (RowSums::cost). Hunt-Crossley's cost needs no impulse (no divisions); the cone's
+    // comes with its projection.
+    if (!store && !want_hessian && p.config.contact_approximation != ContactApproximation::Sap) {
+      sum.cost += hunt_crossley_cost<So>(hunt_crossley_params(c), So(p.h),
+                                         p.config.contact_approximation == ContactApproximation::Lagged, x);
+      return;
     }
     evaluate_at(c, x, gamma, &cost, G, want_hessian || store);
     sum.cost += cost;

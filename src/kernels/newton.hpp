@@ -137,7 +137,8 @@ struct SapSolveKernel {
   }
 
   // Evaluates every constraint at vc + alpha dvc. Writes gamma and G when `store`; returns the
-  // team-reduced sums of l_i, dvc^T gamma_i and (when want_hessian) dvc^T G_i dvc.
+  // team-reduced sums of l_i and, when `store` or want_hessian, dvc^T gamma_i (else the
+  // Hunt-Crossley contacts' cost alone is formed) and (when want_hessian) dvc^T G_i dvc.
   template <class Team>
   SAP_HD RowSums<So> evaluate_rows(int w, Team& team, So alpha, bool store, bool want_hessian) const {
     const double* vc = rows_vc(w, team);
@@ -330,12 +331,13 @@ struct SapSolveKernel {
     }
   }
 
-  // Team dot product of two nv vectors, optionally weighted by diag(A)^-1 (for D-norms).
+  // Team dot product of two nv vectors, optionally weighted by diag(A)^-1 (for D-norms: the
+  // weights 1 / A_ii formed once per solve in begin(), not divided by at every iteration).
   template <class Team>
   SAP_HD So dot_nv(int w, Team& team, const double* a, const double* b, bool scaled) const {
     return sum_nv(team, [&](int i) {
       const So t = So(a[i]) * So(b[i]);
-      return scaled ? t / So(d.A_values(w)[i * m.nv_pad + i]) : t;
+      return scaled ? t * So(s.A_inv_diag(w)[i]) : t;
     });
   }
 
@@ -389,7 +391,10 @@ struct SapSolveKernel {
       team.sync();
       return;
     }
-    for (int i = team.rank(); i < nv; i += team.size()) v[i] = state_in.qvel(w)[i];
+    for (int i = team.rank(); i < nv; i += team.size()) {
+      v[i] = state_in.qvel(w)[i];
+      s.A_inv_diag(w)[i] = double(So(1) / So(d.A_values(w)[i * m.nv_pad + i]));
+    }
     team.sync();
     mul_A(w, team, v_star, s.Avstar(w));
   }
@@ -423,7 +428,7 @@ struct SapSolveKernel {
     const So r = sqrt_(dot_nv(w, team, s.grad(w), s.grad(w), true));
     const So av2 = sum_nv(team, [&](int i) {
       const So av = So(s.Au(w)[i]) + So(s.Avstar(w)[i]);
-      return av * av / So(d.A_values(w)[i * m.nv_pad + i]);
+      return av * av * So(s.A_inv_diag(w)[i]);
     });
     const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
     const So scale = sqrt_(max_(av2, jg2));
@@ -481,14 +486,19 @@ struct SapSolveKernel {
       it.flags |= kStatusNotDescent;
       return false;
     }
-    // monotone_decay accepts the last point it evaluates: on one lane each evaluation stores its
-    // gamma and G (the iterate's are no longer needed: H is factored, J^T gamma formed), so the
-    // accepted one is the next head()'s (rows_at_v). Other searches may accept an earlier point.
+    // monotone_decay accepts the last point it evaluates: on one lane its first trial (alpha = 1,
+    // the one most often accepted) stores gamma and G (the iterate's are no longer needed: H is
+    // factored, J^T gamma formed), later trials form their cost alone, and an accepted later
+    // trial is evaluated once more with the stores at the same vc + alpha dvc (the same values),
+    // so the accepted point's rows are the next head()'s (rows_at_v). Other searches may accept
+    // an earlier point.
     const bool keep_rows =
         keeps_line_search_rows<Team>() && p.config.line_search_variant == LineSearchVariant::MonotoneDecay;
     So last_rows_cost = So(0);
+    bool last_stored = false;
     auto line = [&](So a, bool derivatives) {
-      const RowSums<So> rs = evaluate_rows(w, team, a, keep_rows, derivatives);
+      last_stored = keep_rows && a == So(1);
+      const RowSums<So> rs = evaluate_rows(w, team, a, last_stored, derivatives);
       last_rows_cost = rs.cost;
       LineEval<So> e;
       e.cost = cost_A0 + a * b + S_half() * a * a * a2 + rs.cost;
@@ -514,6 +524,7 @@ struct SapSolveKernel {
       s.Au(w)[i] = double(So(s.Au(w)[i]) + it.alpha * So(u[i]));  // u = A dv (above)
     }
     if (keep_rows) {
+      if (!last_stored) evaluate_rows(w, team, it.alpha, true, false);  // gamma and G at the accepted point
       advance_rows(w, team, it.alpha);  // syncs
       it.rows_cost = last_rows_cost;
       it.rows_at_v = true;

@@ -167,6 +167,7 @@ struct SolveSizes {
   X(jtg, double, nv)                        /* J^T gamma */                                             \
   X(Au, double, nv)                         /* A (v - v*) */                                            \
   X(Avstar, double, nv)                     /* A v* */                                                  \
+  X(A_inv_diag, double, nv)                 /* 1 / A_ii: the D-norms' weights D^2 (the solve's begin) */ \
   X(H, double, nH)                          /* Newton Hessian, lower triangle (nH: SolveSizes) */       \
   X(vc, double, nrow * rows_global)         /* constraint velocities J v (rows: SolveSizes) */          \
   X(dvc, double, nrow * rows_global)        /* J dv */                                                  \
