@@ -94,6 +94,26 @@ SAP_HDI S interleaved_sum(int p0, int p1, Term&& term) {
   return (s0 + s1) + (s2 + s3);
 }
 
+// N sums in one pass: terms(p, t) writes term p of each sum into t[0 .. N-1]; out[n] is
+// interleaved_sum of the n-th terms (the same order and bits as N separate passes).
+template <class S, int N, class Terms>
+SAP_HDI void interleaved_sums(int p0, int p1, Terms&& terms, S* out) {
+  S s[4][N], t[N];
+  for (int q = 0; q < 4; ++q)
+    for (int n = 0; n < N; ++n) s[q][n] = S(0);
+  int p = p0;
+  for (; p + 4 <= p1; p += 4)
+    for (int q = 0; q < 4; ++q) {
+      terms(p + q, t);
+      for (int n = 0; n < N; ++n) s[q][n] += t[n];
+    }
+  for (; p < p1; ++p) {
+    terms(p, t);
+    for (int n = 0; n < N; ++n) s[0][n] += t[n];
+  }
+  for (int n = 0; n < N; ++n) out[n] = (s[0][n] + s[1][n]) + (s[2][n] + s[3][n]);
+}
+
 // sum_{p0 <= p < p1} x[p] y[p] with four interleaved partial sums: a fixed summation order
 // (identical on every backend and thread count) whose independent chains vectorise.
 // The same order as interleaved_sum, kept written out: the kernel report measured this form.

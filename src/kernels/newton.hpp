@@ -331,6 +331,25 @@ struct SapSolveKernel {
     }
   }
 
+  // N team sums over the dofs in one pass: terms(i, t) writes dof i's term of each into t[0 ..
+  // N - 1] (and may store per-dof values: each lane its own dofs). Each sum is sum_nv's, in its
+  // order (one lane: interleaved_sums; a team: a sum per lane, then the team's reduction, which
+  // syncs), so the same bits as N passes.
+  template <int N, class Team, class Terms>
+  SAP_HD void sums_nv(Team& team, So* out, Terms&& terms) const {
+    if constexpr (one_lane_team<Team>()) {
+      interleaved_sums<So, N>(0, m.nv, terms, out);
+    } else {
+      So acc[N], t[N];
+      for (int n = 0; n < N; ++n) acc[n] = So(0);
+      for (int i = team.rank(); i < m.nv; i += team.size()) {
+        terms(i, t);
+        for (int n = 0; n < N; ++n) acc[n] += t[n];
+      }
+      for (int n = 0; n < N; ++n) out[n] = team.reduce_sum(acc[n]);
+    }
+  }
+
   // Team dot product of two nv vectors, optionally weighted by diag(A)^-1 (for D-norms: the
   // weights 1 / A_ii formed once per solve in begin(), not divided by at every iteration).
   template <class Team>
@@ -420,17 +439,23 @@ struct SapSolveKernel {
     // A (v - v*): a product at the first iterate; after that tail() has advanced it with the
     // step, A (v + alpha dv - v*) = A (v - v*) + alpha (A dv), from the A dv it already formed.
     if (it.k == 0) mul_A(w, team, u, s.Au(w));
-    it.cost = S_half() * dot_nv(w, team, u, s.Au(w), false) + it.rows_cost;
     jacobian_transpose_gamma(w, team);
-    for (int i = team.rank(); i < nv; i += team.size()) s.grad(w)[i] = double(So(s.Au(w)[i]) - So(s.jtg(w)[i]));
-    team.sync();
-    // Optimality in sqrt(J) units: r = |D g|, s = max(|D A v|, |D J^T gamma|).
-    const So r = sqrt_(dot_nv(w, team, s.grad(w), s.grad(w), true));
-    const So av2 = sum_nv(team, [&](int i) {
-      const So av = So(s.Au(w)[i]) + So(s.Avstar(w)[i]);
-      return av * av * So(s.A_inv_diag(w)[i]);
+    // The cost's quadratic part u . A u, g = A u - J^T gamma and the optimality test's sums, in
+    // sqrt(J) units: r = |D g|, s = max(|D A v|, |D J^T gamma|), D^2 = diag(A)^-1.
+    So sums[4];
+    sums_nv<4>(team, sums, [&](int i, So* t) {
+      const double* Au = s.Au(w);
+      const So jtg = So(s.jtg(w)[i]), dinv = So(s.A_inv_diag(w)[i]);
+      const So g = So(Au[i]) - jtg;
+      s.grad(w)[i] = double(g);
+      const So gd = So(s.grad(w)[i]), av = So(Au[i]) + So(s.Avstar(w)[i]);
+      t[0] = So(u[i]) * So(Au[i]);
+      t[1] = gd * gd * dinv;
+      t[2] = av * av * dinv;
+      t[3] = jtg * jtg * dinv;
     });
-    const So jg2 = dot_nv(w, team, s.jtg(w), s.jtg(w), true);
+    it.cost = S_half() * sums[0] + it.rows_cost;
+    const So r = sqrt_(sums[1]), av2 = sums[2], jg2 = sums[3];
     const So scale = sqrt_(max_(av2, jg2));
     const So threshold = So(p.config.abs_tol) + So(p.config.rel_tol) * scale;
     const So cost = it.cost, cost_prev = it.cost_prev;
@@ -476,11 +501,16 @@ struct SapSolveKernel {
     }
     const So cost = it.cost;
     jacobian_product(w, team, s.dv(w), rows_dvc(w, team));
-    const So d0 = dot_nv(w, team, s.grad(w), s.dv(w), false);  // l'(0)
-    mul_A(w, team, s.dv(w), u);                                // u <- A dv
-    const So a2 = dot_nv(w, team, s.dv(w), u, false);
-    // b = dv^T A (v - v*) = dv . Au
-    const So b = dot_nv(w, team, s.dv(w), s.Au(w), false);
+    mul_A(w, team, s.dv(w), u);  // u <- A dv
+    // l'(0) = g . dv, a2 = dv^T A dv and b = dv^T A (v - v*) = dv . Au.
+    So sums[3];
+    sums_nv<3>(team, sums, [&](int i, So* t) {
+      const So dvi = So(s.dv(w)[i]);
+      t[0] = So(s.grad(w)[i]) * dvi;
+      t[1] = dvi * So(u[i]);
+      t[2] = dvi * So(s.Au(w)[i]);
+    });
+    const So d0 = sums[0], a2 = sums[1], b = sums[2];
     const So cost_A0 = cost - it.rows_cost;
     if (!(d0 < So(0)) || !(a2 > So(0)) || !isfinite_(a2)) {
       it.flags |= kStatusNotDescent;
