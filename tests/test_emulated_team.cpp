@@ -369,6 +369,35 @@ TEST(EmulatedTeam, DotRangeLastMatchesDotRangeBitwise) {
   EXPECT_GT(differ_if_misplaced, 100);
 }
 
+// interleaved_sums (several sums in one pass, the Newton loop's) gives each sum the bits of its
+// own interleaved_sum pass, for every start and length.
+TEST(EmulatedTeam, InterleavedSumsMatchSeparatePassesBitwise) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> x(40), y(40);
+  int orders_differ = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    for (auto& v : x) v = u(rng) * std::exp(4 * u(rng));
+    for (auto& v : y) v = u(rng) * std::exp(4 * u(rng));
+    for (int p0 = 0; p0 < 5; ++p0)
+      for (int p1 = p0; p1 <= 30; ++p1) {
+        double got[3];
+        interleaved_sums<double, 3>(p0, p1, [&](int p, double* t) {
+          t[0] = x[p] * y[p];
+          t[1] = x[p] * x[p];
+          t[2] = y[p] - x[p];
+        }, got);
+        EXPECT_EQ(got[0], interleaved_sum<double>(p0, p1, [&](int p) { return x[p] * y[p]; })) << p0 << " " << p1;
+        EXPECT_EQ(got[1], interleaved_sum<double>(p0, p1, [&](int p) { return x[p] * x[p]; })) << p0 << " " << p1;
+        EXPECT_EQ(got[2], interleaved_sum<double>(p0, p1, [&](int p) { return y[p] - x[p]; })) << p0 << " " << p1;
+        double serial = 0;  // the test can tell orders apart
+        for (int p = p0; p < p1; ++p) serial += x[p] * y[p];
+        orders_differ += serial != got[0];
+      }
+  }
+  EXPECT_GT(orders_differ, 100);
+}
+
 // The Cholesky factor and solve with N lanes (lane = row: pivot on every lane, solved entries
 // broadcast) against one lane (row form) on matrices with the envelope structure of A and H:
 // block-diagonal trees coupled by a contact.

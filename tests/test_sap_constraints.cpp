@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <cstring>
 #include <random>
 
 #include "kernels/sap_constraints.hpp"
@@ -326,6 +327,34 @@ TEST(HuntCrossley, CostIsContinuousAndConvexAlongLines) {
       EXPECT_GT(min_second, -1e-12 * (scale + 1e-9)) << "lagged " << lagged;
     }
   }
+}
+
+// A decay line search's trials form the cost alone (hunt_crossley_cost): the full evaluation's
+// cost bit for bit, in fp32 and fp64, in every region (no contact, stiction, sliding; both
+// approximations).
+template <class S>
+void expect_cost_alone_is_the_cost(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(0.2, 2.0), s(-1, 1);
+  const S h = S(2e-3);
+  for (bool lagged : {false, true})
+    for (int trial = 0; trial < 300; ++trial) {
+      const double k = 1e5 * u(rng), x0 = 2e-3 * s(rng);
+      const HuntCrossleyParams<S> p{S(0.5 * u(rng)), S(k),        S(5 * u(rng)),
+                                    S(k * x0),       S(1e-3 * u(rng)), S(1e-4 * u(rng))};
+      const double vt = std::pow(10.0, -6 + 5 * u(rng) / 2);  // 1e-6 .. 1e-1 m/s: stiction to sliding
+      const double ang = 3.2 * s(rng);
+      const S vc[3] = {S(vt * std::cos(ang)), S(vt * std::sin(ang)), S(0.3 * s(rng))};
+      S g[3], G[6], cost;
+      hunt_crossley<S>(p, h, lagged, vc, g, &cost, G, true);
+      const S alone = hunt_crossley_cost<S>(p, h, lagged, vc);
+      EXPECT_EQ(std::memcmp(&alone, &cost, sizeof(S)), 0) << "lagged " << lagged << ": " << alone << " vs " << cost;
+    }
+}
+
+TEST(HuntCrossley, CostAloneIsTheEvaluationsCostBitwise) {
+  std::mt19937 rng(23);
+  expect_cost_alone_is_the_cost<double>(rng);
+  expect_cost_alone_is_the_cost<float>(rng);
 }
 
 // Near-rigid stiffness: the contact's period 2 pi / sqrt(w k) equals beta h.
