@@ -93,12 +93,15 @@ struct ContactRows {
     }
     // Neither stored nor differentiated: a trial of a decay line search, which reads the cost
     // alone (RowSums::cost). Hunt-Crossley's cost needs no impulse (no divisions); the cone's
-    // comes with its projection.
+    // comes with its projection. Host code only: on the GPU the branch costs the split tail's
+    // fp32 kernels 2 registers and saves no memory traffic.
+#if !defined(__CUDA_ARCH__)
     if (!store && !want_hessian && p.config.contact_approximation != ContactApproximation::Sap) {
       sum.cost += hunt_crossley_cost<So>(hunt_crossley_params(c), So(p.h),
                                          p.config.contact_approximation == ContactApproximation::Lagged, x);
       return;
     }
+#endif
     evaluate_at(c, x, gamma, &cost, G, want_hessian || store);
     sum.cost += cost;
     sum.dvc_gamma += dx[0] * gamma[0] + dx[1] * gamma[1] + dx[2] * gamma[2];

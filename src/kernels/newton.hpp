@@ -350,13 +350,21 @@ struct SapSolveKernel {
     }
   }
 
-  // Team dot product of two nv vectors, optionally weighted by diag(A)^-1 (for D-norms: the
-  // weights 1 / A_ii formed once per solve in begin(), not divided by at every iteration).
+  // D^2 = diag(A)^-1, the D-norms' weights, times t. One lane (the CPU): the weights 1 / A_ii
+  // formed once per solve in begin() (A_inv_diag), not divided by at every iteration; a team
+  // divides (the array's pointer costs the fused GPU kernels up to 8 registers).
+  template <class Team>
+  SAP_HDI So times_inv_diag(int w, int i, So t) const {
+    if constexpr (one_lane_team<Team>()) return t * So(s.A_inv_diag(w)[i]);
+    else return t / So(d.A_values(w)[i * m.nv_pad + i]);
+  }
+
+  // Team dot product of two nv vectors, optionally weighted by diag(A)^-1 (for D-norms).
   template <class Team>
   SAP_HD So dot_nv(int w, Team& team, const double* a, const double* b, bool scaled) const {
     return sum_nv(team, [&](int i) {
       const So t = So(a[i]) * So(b[i]);
-      return scaled ? t * So(s.A_inv_diag(w)[i]) : t;
+      return scaled ? times_inv_diag<Team>(w, i, t) : t;
     });
   }
 
@@ -410,10 +418,9 @@ struct SapSolveKernel {
       team.sync();
       return;
     }
-    for (int i = team.rank(); i < nv; i += team.size()) {
-      v[i] = state_in.qvel(w)[i];
-      s.A_inv_diag(w)[i] = double(So(1) / So(d.A_values(w)[i * m.nv_pad + i]));
-    }
+    for (int i = team.rank(); i < nv; i += team.size()) v[i] = state_in.qvel(w)[i];
+    if constexpr (one_lane_team<Team>())
+      for (int i = 0; i < nv; ++i) s.A_inv_diag(w)[i] = double(So(1) / So(d.A_values(w)[i * m.nv_pad + i]));
     team.sync();
     mul_A(w, team, v_star, s.Avstar(w));
   }
@@ -445,14 +452,14 @@ struct SapSolveKernel {
     So sums[4];
     sums_nv<4>(team, sums, [&](int i, So* t) {
       const double* Au = s.Au(w);
-      const So jtg = So(s.jtg(w)[i]), dinv = So(s.A_inv_diag(w)[i]);
+      const So jtg = So(s.jtg(w)[i]);
       const So g = So(Au[i]) - jtg;
       s.grad(w)[i] = double(g);
       const So gd = So(s.grad(w)[i]), av = So(Au[i]) + So(s.Avstar(w)[i]);
       t[0] = So(u[i]) * So(Au[i]);
-      t[1] = gd * gd * dinv;
-      t[2] = av * av * dinv;
-      t[3] = jtg * jtg * dinv;
+      t[1] = times_inv_diag<Team>(w, i, gd * gd);
+      t[2] = times_inv_diag<Team>(w, i, av * av);
+      t[3] = times_inv_diag<Team>(w, i, jtg * jtg);
     });
     it.cost = S_half() * sums[0] + it.rows_cost;
     const So r = sqrt_(sums[1]), av2 = sums[2], jg2 = sums[3];
@@ -501,15 +508,24 @@ struct SapSolveKernel {
     }
     const So cost = it.cost;
     jacobian_product(w, team, s.dv(w), rows_dvc(w, team));
-    mul_A(w, team, s.dv(w), u);  // u <- A dv
-    // l'(0) = g . dv, a2 = dv^T A dv and b = dv^T A (v - v*) = dv . Au.
+    // l'(0) = g . dv, a2 = dv^T A dv and b = dv^T A (v - v*) = dv . Au. One lane (the CPU): in
+    // one pass after u = A dv; a team: l'(0) before the product (in one pass, the fp32 split
+    // tail's kernel took 6 registers more).
     So sums[3];
-    sums_nv<3>(team, sums, [&](int i, So* t) {
-      const So dvi = So(s.dv(w)[i]);
-      t[0] = So(s.grad(w)[i]) * dvi;
-      t[1] = dvi * So(u[i]);
-      t[2] = dvi * So(s.Au(w)[i]);
-    });
+    if constexpr (one_lane_team<Team>()) {
+      mul_A(w, team, s.dv(w), u);  // u <- A dv
+      sums_nv<3>(team, sums, [&](int i, So* t) {
+        const So dvi = So(s.dv(w)[i]);
+        t[0] = So(s.grad(w)[i]) * dvi;
+        t[1] = dvi * So(u[i]);
+        t[2] = dvi * So(s.Au(w)[i]);
+      });
+    } else {
+      sums[0] = dot_nv(w, team, s.grad(w), s.dv(w), false);
+      mul_A(w, team, s.dv(w), u);  // u <- A dv
+      sums[1] = dot_nv(w, team, s.dv(w), u, false);
+      sums[2] = dot_nv(w, team, s.dv(w), s.Au(w), false);
+    }
     const So d0 = sums[0], a2 = sums[1], b = sums[2];
     const So cost_A0 = cost - it.rows_cost;
     if (!(d0 < So(0)) || !(a2 > So(0)) || !isfinite_(a2)) {
