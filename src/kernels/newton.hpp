@@ -543,8 +543,9 @@ struct SapSolveKernel {
     So last_rows_cost = So(0);
     bool last_stored = false;
     auto line = [&](So a, bool derivatives) {
-      last_stored = keep_rows && a == So(1);
-      const RowSums<So> rs = evaluate_rows(w, team, a, last_stored, derivatives);
+      // A team never stores here; a compile-time false keeps the flag out of its registers.
+      if constexpr (keeps_line_search_rows<Team>()) last_stored = keep_rows && a == So(1);
+      const RowSums<So> rs = evaluate_rows(w, team, a, keeps_line_search_rows<Team>() && last_stored, derivatives);
       last_rows_cost = rs.cost;
       LineEval<So> e;
       e.cost = cost_A0 + a * b + S_half() * a * a * a2 + rs.cost;

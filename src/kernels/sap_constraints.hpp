@@ -144,38 +144,40 @@ SAP_HDI S hunt_crossley_antiderivative(const HuntCrossleyParams<S>& p, S h, S v)
 // Cost, impulse gamma (3) and Hessian G (6, symmetric as for the cone) at vc. Returns the mode:
 // no contact when the normal impulse is zero (and, lagged, no friction either), stiction when
 // |v_t| is inside the regularisation (|v_t| < eps_s), else sliding.
-// The soft slip of vc and the cost there: what hunt_crossley computes first, and all that a
+// The soft slip of vc, what hunt_crossley computes first, and the cost from it: all that a
 // decay line search's trial reads (hunt_crossley_cost), in the same operations either way.
 template <class S>
 struct HuntCrossleySlip {
-  S vt2, root, vt_soft, z, cost;  // |v_t|^2, |v_t|_s + eps, |v_t|_s, the normal argument, l
-  SAP_HDI HuntCrossleySlip(const HuntCrossleyParams<S>& p, S h, bool lagged, const S* vc) {
+  S vt2, root, vt_soft, z;  // |v_t|^2, |v_t|_s + eps, |v_t|_s, the normal impulse's argument
+  SAP_HDI HuntCrossleySlip(const HuntCrossleyParams<S>& p, bool lagged, const S* vc) {
     const S eps = p.eps_soft;
     vt2 = vc[0] * vc[0] + vc[1] * vc[1];
     root = sqrt_(vt2 + eps * eps);
     vt_soft = root - eps;
     z = lagged ? vc[2] : vc[2] - p.mu * vt_soft;
+  }
+  SAP_HDI S cost(const HuntCrossleyParams<S>& p, S h, bool lagged) const {
     const S N = hunt_crossley_antiderivative(p, h, z);
-    cost = lagged ? -N + p.mu * p.n0 * vt_soft : -N;
+    return lagged ? -N + p.mu * p.n0 * vt_soft : -N;
   }
 };
 
 template <class S>
 SAP_HDI S hunt_crossley_cost(const HuntCrossleyParams<S>& p, S h, bool lagged, const S* vc) {
-  return HuntCrossleySlip<S>(p, h, lagged, vc).cost;
+  return HuntCrossleySlip<S>(p, lagged, vc).cost(p, h, lagged);
 }
 
 template <class S>
 SAP_HD int hunt_crossley(const HuntCrossleyParams<S>& p, S h, bool lagged, const S* vc, S* gamma_out,
                          S* cost_out, S* G_out, bool want_hessian) {
   const S eps = p.eps_soft;
-  const HuntCrossleySlip<S> slip(p, h, lagged, vc);
+  const HuntCrossleySlip<S> slip(p, lagged, vc);
   const S vt2 = slip.vt2, root = slip.root, z = slip.z;
   const S t0 = vc[0] / root, t1 = vc[1] / root;
   S np;
   const S n = hunt_crossley_impulse(p, h, z, &np);
   const S n_friction = lagged ? p.n0 : n;
-  *cost_out = slip.cost;
+  *cost_out = slip.cost(p, h, lagged);
   gamma_out[0] = -p.mu * n_friction * t0;
   gamma_out[1] = -p.mu * n_friction * t1;
   gamma_out[2] = n;
