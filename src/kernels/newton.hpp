@@ -453,11 +453,10 @@ struct SapSolveKernel {
     sums_nv<4>(team, sums, [&](int i, So* t) {
       const double* Au = s.Au(w);
       const So jtg = So(s.jtg(w)[i]);
-      const So g = So(Au[i]) - jtg;
-      s.grad(w)[i] = double(g);
-      const So gd = So(s.grad(w)[i]), av = So(Au[i]) + So(s.Avstar(w)[i]);
+      const So g = So(Au[i]) - jtg, av = So(Au[i]) + So(s.Avstar(w)[i]);
+      s.grad(w)[i] = double(g);  // exact: So -> double -> So gives g back
       t[0] = So(u[i]) * So(Au[i]);
-      t[1] = times_inv_diag<Team>(w, i, gd * gd);
+      t[1] = times_inv_diag<Team>(w, i, g * g);
       t[2] = times_inv_diag<Team>(w, i, av * av);
       t[3] = times_inv_diag<Team>(w, i, jtg * jtg);
     });

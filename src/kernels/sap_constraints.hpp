@@ -141,9 +141,6 @@ SAP_HDI S hunt_crossley_antiderivative(const HuntCrossleyParams<S>& p, S h, S v)
   return h * (u * (p.fe0 - S(0.5) * hk * u) - S(0.5) * p.d * u * u * (p.fe0 - S(2) / S(3) * hk * u));
 }
 
-// Cost, impulse gamma (3) and Hessian G (6, symmetric as for the cone) at vc. Returns the mode:
-// no contact when the normal impulse is zero (and, lagged, no friction either), stiction when
-// |v_t| is inside the regularisation (|v_t| < eps_s), else sliding.
 // The soft slip of vc, what hunt_crossley computes first, and the cost from it: all that a
 // decay line search's trial reads (hunt_crossley_cost), in the same operations either way.
 template <class S>
@@ -167,6 +164,9 @@ SAP_HDI S hunt_crossley_cost(const HuntCrossleyParams<S>& p, S h, bool lagged, c
   return HuntCrossleySlip<S>(p, lagged, vc).cost(p, h, lagged);
 }
 
+// Cost, impulse gamma (3) and Hessian G (6, symmetric as for the cone) at vc. Returns the mode:
+// no contact when the normal impulse is zero (and, lagged, no friction either), stiction when
+// |v_t| is inside the regularisation (|v_t| < eps_s), else sliding.
 template <class S>
 SAP_HD int hunt_crossley(const HuntCrossleyParams<S>& p, S h, bool lagged, const S* vc, S* gamma_out,
                          S* cost_out, S* G_out, bool want_hessian) {
